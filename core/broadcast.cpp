@@ -1,0 +1,66 @@
+#include "core/broadcast.h"
+
+#include <algorithm>
+
+#include "core/error.h"
+
+namespace kiln {
+
+std::vector<Dim> broadcast_dims(const std::vector<std::vector<Dim>>& shapes) {
+  size_t rank = 0;
+  for (const auto& s : shapes) rank = std::max(rank, s.size());
+  std::vector<Dim> out(rank, Dim(1));
+  for (const auto& s : shapes) {
+    size_t offset = rank - s.size();
+    for (size_t i = 0; i < s.size(); i++) {
+      Dim& o = out[offset + i];
+      const Dim& d = s[i];
+      if (d == Dim(1) || d == o) continue;
+      if (o == Dim(1)) {
+        o = d;
+        continue;
+      }
+      // Two different dims, neither 1: a concrete mismatch is an error; with symbols, trust
+      // the concrete one (a symbol must then equal it or be 1 at run time).
+      if (o.is_int() && d.is_int())
+        fail("shapes cannot broadcast: dims {} and {} on axis {}", o.to_string(), d.to_string(),
+             offset + i);
+      if (!o.is_int() && d.is_int()) o = d;
+    }
+  }
+  return out;
+}
+
+Shape broadcast_shapes(const std::vector<Shape>& shapes) {
+  size_t rank = 0;
+  for (const auto& s : shapes) rank = std::max(rank, s.size());
+  Shape out(rank, 1);
+  for (const auto& s : shapes) {
+    size_t offset = rank - s.size();
+    for (size_t i = 0; i < s.size(); i++) {
+      int64_t& o = out[offset + i];
+      int64_t d = s[i];
+      if (d == 1 || d == o) continue;
+      if (o == 1) {
+        o = d;
+        continue;
+      }
+      std::string all;
+      for (const auto& sh : shapes) all += " [" + shape_to_string(sh) + "]";
+      fail("shapes cannot broadcast:{}", all);
+    }
+  }
+  return out;
+}
+
+std::vector<int64_t> broadcast_strides(const Shape& shape, const Shape& out_shape) {
+  KILN_ENSURE(shape.size() <= out_shape.size(), "cannot broadcast rank {} to rank {}",
+              shape.size(), out_shape.size());
+  std::vector<int64_t> strides(out_shape.size(), 0);
+  auto own = contiguous_strides(shape);
+  size_t offset = out_shape.size() - shape.size();
+  for (size_t i = 0; i < shape.size(); i++) strides[offset + i] = shape[i] == 1 ? 0 : own[i];
+  return strides;
+}
+
+}  // namespace kiln

@@ -1,0 +1,145 @@
+// DatumType: the element types a tensor can hold, with their sizes, names and type dispatch.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "core/half.h"
+
+namespace kiln {
+
+enum class DatumType : uint8_t {
+  F32,
+  F64,
+  F16,
+  BF16,
+  I8,
+  I16,
+  I32,
+  I64,
+  U8,
+  U16,
+  U32,
+  U64,
+  Bool,
+  String,
+};
+
+// Bytes per element (String: sizeof(std::string), strings live in their own storage).
+size_t size_of(DatumType dt);
+// Short lower-case name: f32, i64, bool, string...
+std::string_view name_of(DatumType dt);
+// Parses a short name (f32, F32, float32, int64...), nullopt when unknown.
+std::optional<DatumType> parse_datum_type(std::string_view text);
+
+bool is_float(DatumType dt);     // f16, bf16, f32, f64
+bool is_signed_int(DatumType dt);
+bool is_unsigned_int(DatumType dt);
+inline bool is_integer(DatumType dt) { return is_signed_int(dt) || is_unsigned_int(dt); }
+inline bool is_numeric(DatumType dt) { return dt != DatumType::String && dt != DatumType::Bool; }
+
+template <typename T>
+struct DatumTypeOf;
+#define KILN_DATUM(T, DT)                             \
+  template <>                                         \
+  struct DatumTypeOf<T> {                             \
+    static constexpr DatumType value = DatumType::DT; \
+  };
+KILN_DATUM(float, F32)
+KILN_DATUM(double, F64)
+KILN_DATUM(f16, F16)
+KILN_DATUM(bf16, BF16)
+KILN_DATUM(int8_t, I8)
+KILN_DATUM(int16_t, I16)
+KILN_DATUM(int32_t, I32)
+KILN_DATUM(int64_t, I64)
+KILN_DATUM(uint8_t, U8)
+KILN_DATUM(uint16_t, U16)
+KILN_DATUM(uint32_t, U32)
+KILN_DATUM(uint64_t, U64)
+KILN_DATUM(bool, Bool)
+KILN_DATUM(std::string, String)
+#undef KILN_DATUM
+
+template <typename T>
+inline constexpr DatumType datum_type_of = DatumTypeOf<T>::value;
+
+[[noreturn]] void throw_not_pod(DatumType dt);
+[[noreturn]] void throw_not_numeric(DatumType dt);
+
+template <typename T>
+struct TypeTag {
+  using type = T;
+};
+
+// Calls f(TypeTag<T>{}) with T the C++ type of dt. Covers every datum type.
+template <typename F>
+decltype(auto) dispatch_any(DatumType dt, F&& f) {
+  switch (dt) {
+    case DatumType::F32: return f(TypeTag<float>{});
+    case DatumType::F64: return f(TypeTag<double>{});
+    case DatumType::F16: return f(TypeTag<f16>{});
+    case DatumType::BF16: return f(TypeTag<bf16>{});
+    case DatumType::I8: return f(TypeTag<int8_t>{});
+    case DatumType::I16: return f(TypeTag<int16_t>{});
+    case DatumType::I32: return f(TypeTag<int32_t>{});
+    case DatumType::I64: return f(TypeTag<int64_t>{});
+    case DatumType::U8: return f(TypeTag<uint8_t>{});
+    case DatumType::U16: return f(TypeTag<uint16_t>{});
+    case DatumType::U32: return f(TypeTag<uint32_t>{});
+    case DatumType::U64: return f(TypeTag<uint64_t>{});
+    case DatumType::Bool: return f(TypeTag<bool>{});
+    case DatumType::String: return f(TypeTag<std::string>{});
+  }
+  return f(TypeTag<float>{});
+}
+
+// Same, for plain-old-data types only (everything but String).
+template <typename F>
+decltype(auto) dispatch_pod(DatumType dt, F&& f) {
+  switch (dt) {
+    case DatumType::F32: return f(TypeTag<float>{});
+    case DatumType::F64: return f(TypeTag<double>{});
+    case DatumType::F16: return f(TypeTag<f16>{});
+    case DatumType::BF16: return f(TypeTag<bf16>{});
+    case DatumType::I8: return f(TypeTag<int8_t>{});
+    case DatumType::I16: return f(TypeTag<int16_t>{});
+    case DatumType::I32: return f(TypeTag<int32_t>{});
+    case DatumType::I64: return f(TypeTag<int64_t>{});
+    case DatumType::U8: return f(TypeTag<uint8_t>{});
+    case DatumType::U16: return f(TypeTag<uint16_t>{});
+    case DatumType::U32: return f(TypeTag<uint32_t>{});
+    case DatumType::U64: return f(TypeTag<uint64_t>{});
+    case DatumType::Bool: return f(TypeTag<bool>{});
+    default: break;
+  }
+  throw_not_pod(dt);
+  return f(TypeTag<float>{});
+}
+
+// Same, for numeric types (no Bool, no String): arithmetic ops dispatch through this.
+template <typename F>
+decltype(auto) dispatch_numeric(DatumType dt, F&& f) {
+  switch (dt) {
+    case DatumType::F32: return f(TypeTag<float>{});
+    case DatumType::F64: return f(TypeTag<double>{});
+    case DatumType::F16: return f(TypeTag<f16>{});
+    case DatumType::BF16: return f(TypeTag<bf16>{});
+    case DatumType::I8: return f(TypeTag<int8_t>{});
+    case DatumType::I16: return f(TypeTag<int16_t>{});
+    case DatumType::I32: return f(TypeTag<int32_t>{});
+    case DatumType::I64: return f(TypeTag<int64_t>{});
+    case DatumType::U8: return f(TypeTag<uint8_t>{});
+    case DatumType::U16: return f(TypeTag<uint16_t>{});
+    case DatumType::U32: return f(TypeTag<uint32_t>{});
+    case DatumType::U64: return f(TypeTag<uint64_t>{});
+    default: break;
+  }
+  throw_not_numeric(dt);
+  return f(TypeTag<float>{});
+}
+
+}  // namespace kiln

@@ -1,0 +1,150 @@
+#include "core/graph.h"
+
+#include <fmt/format.h>
+
+#include "core/error.h"
+#include "core/source_ops.h"
+
+namespace kiln {
+
+void SourceOp::eval(EvalContext&, const TensorRefs&) const {
+  fail("Source nodes are fed by the caller, never evaluated");
+}
+
+Outlet Graph::add_source(const std::string& name, Fact fact) {
+  auto op = std::make_shared<SourceOp>(fact);
+  int id = add_node(name, op, {}, 1);
+  nodes_[static_cast<size_t>(id)].outputs[0] = std::move(fact);
+  inputs_.push_back({id, 0});
+  return {id, 0};
+}
+
+Outlet Graph::add_const(const std::string& name, Tensor value) {
+  auto op = std::make_shared<ConstOp>(value);
+  int id = add_node(name, op, {}, 1);
+  nodes_[static_cast<size_t>(id)].outputs[0] = Fact::constant(std::move(value));
+  return {id, 0};
+}
+
+int Graph::add_node(const std::string& name, OpPtr op, std::vector<Outlet> inputs,
+                    size_t num_outputs, bool compute_facts) {
+  int id = static_cast<int>(nodes_.size());
+  for (const auto& in : inputs) {
+    if (!in.present()) continue;
+    KILN_ENSURE(in.node < id, "node {}: input from unknown node {}", name, in.node);
+    KILN_ENSURE(in.slot >= 0 && static_cast<size_t>(in.slot) < nodes_[in.node].outputs.size(),
+                "node {}: input from missing output {} of node {}", name, in.slot,
+                describe(in.node));
+  }
+  Node n;
+  n.id = id;
+  n.name = name;
+  n.op = std::move(op);
+  n.inputs = std::move(inputs);
+  n.outputs.resize(num_outputs);
+  nodes_.push_back(std::move(n));
+  if (compute_facts) analyse_node(id);
+  return id;
+}
+
+const Fact& Graph::fact(Outlet o) const {
+  const Node& n = node(o.node);
+  KILN_ENSURE(o.slot >= 0 && static_cast<size_t>(o.slot) < n.outputs.size(),
+              "outlet {}:{} does not exist", o.node, o.slot);
+  return n.outputs[static_cast<size_t>(o.slot)];
+}
+
+void Graph::analyse_node(int id) {
+  Node& n = node(id);
+  if (dynamic_cast<const SourceOp*>(n.op.get())) return;
+  try {
+    FactRefs in;
+    in.reserve(n.inputs.size());
+    for (const auto& o : n.inputs) in.push_back(o.present() ? &fact(o) : nullptr);
+    std::vector<Fact> facts = n.op->output_facts(in);
+    KILN_ENSURE(facts.size() >= n.outputs.size(), "op computes {} outputs, node declares {}",
+                facts.size(), n.outputs.size());
+    // Fold: every input known, op deterministic and not already producing values.
+    bool all_known = n.op->is_deterministic() && !n.inputs.empty();
+    for (const Fact* f : in) all_known = all_known && (!f || f->value);
+    bool missing = false;
+    for (const auto& f : facts) missing = missing || !f.value;
+    if (all_known && missing) {
+      TensorRefs values;
+      for (const Fact* f : in) values.push_back(f ? f->value.get() : nullptr);
+      std::vector<Tensor> outs(facts.size());
+      EvalContext ctx(outs);
+      n.op->eval(ctx, values);
+      for (size_t i = 0; i < facts.size(); i++) {
+        if (outs[i].is_null()) continue;
+        auto keep_dims = facts[i].dims_value;
+        facts[i] = Fact::constant(std::move(outs[i]));
+        if (!facts[i].dims_value && keep_dims) facts[i].dims_value = keep_dims;
+      }
+    }
+    n.outputs = std::move(facts);
+  } catch (Error& e) {
+    e.with_context(fmt::format("in node {}", describe(id)));
+    throw;
+  }
+}
+
+void Graph::analyse() {
+  // Nodes are stored with inputs before users (add_node checks it), so one sweep suffices.
+  for (const auto& n : nodes_) analyse_node(n.id);
+}
+
+void Graph::set_outputs(std::vector<Outlet> outputs, std::vector<std::string> names) {
+  KILN_ENSURE(outputs.size() == names.size(), "{} outputs but {} names", outputs.size(),
+              names.size());
+  outputs_ = std::move(outputs);
+  output_names_ = std::move(names);
+}
+
+void Graph::set_input_fact(size_t i, Fact fact) {
+  KILN_ENSURE(i < inputs_.size(), "model has {} inputs, cannot set input {}", inputs_.size(), i);
+  Node& n = node(inputs_[i].node);
+  n.op = std::make_shared<SourceOp>(fact);
+  n.outputs[0] = std::move(fact);
+}
+
+std::vector<int> Graph::eval_order() const {
+  std::vector<int> order;
+  std::vector<char> state(nodes_.size(), 0);  // 0 new, 1 in progress, 2 done
+  std::vector<std::pair<int, size_t>> stack;
+  for (const auto& out : outputs_) {
+    if (state[static_cast<size_t>(out.node)] == 2) continue;
+    stack.push_back({out.node, 0});
+    while (!stack.empty()) {
+      auto& [id, next] = stack.back();
+      auto& s = state[static_cast<size_t>(id)];
+      if (next == 0) s = 1;
+      const auto& inputs = nodes_[static_cast<size_t>(id)].inputs;
+      if (next < inputs.size()) {
+        Outlet in = inputs[next++];
+        if (!in.present()) continue;
+        char& is = state[static_cast<size_t>(in.node)];
+        KILN_ENSURE(is != 1, "cycle in graph through node {}", describe(in.node));
+        if (is == 0) stack.push_back({in.node, 0});
+      } else {
+        s = 2;
+        order.push_back(id);
+        stack.pop_back();
+      }
+    }
+  }
+  return order;
+}
+
+int Graph::find_node(const std::string& name) const {
+  for (const auto& n : nodes_)
+    if (n.name == name) return n.id;
+  return -1;
+}
+
+std::string Graph::describe(int id) const {
+  const Node& n = node(id);
+  return fmt::format("#{} '{}' ({})", id, n.name, n.op ? n.op->name() : "?");
+}
+
+}  // namespace kiln

@@ -1,0 +1,81 @@
+// Graph: nodes with numbered output outlets, named inputs (Source nodes) and outputs.
+// A node's inputs are outlets of earlier nodes; an absent optional input is Outlet{}.
+// Nested graphs (If branches, Loop bodies) are Graphs owned by their op.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/fact.h"
+#include "core/op.h"
+
+namespace kiln {
+
+struct Outlet {
+  int node = -1;
+  int slot = 0;
+  bool present() const { return node >= 0; }
+  bool operator==(const Outlet& o) const { return node == o.node && slot == o.slot; }
+  bool operator!=(const Outlet& o) const { return !(*this == o); }
+  bool operator<(const Outlet& o) const { return node != o.node ? node < o.node : slot < o.slot; }
+};
+
+struct Node {
+  int id = -1;
+  std::string name;
+  OpPtr op;
+  std::vector<Outlet> inputs;
+  std::vector<Fact> outputs;  // one fact per output slot (filled by analyse())
+};
+
+class Graph {
+ public:
+  // Adds a model input with this fact.
+  Outlet add_source(const std::string& name, Fact fact);
+  // Adds a constant node holding this tensor.
+  Outlet add_const(const std::string& name, Tensor value);
+  // Adds a node with `num_outputs` declared outputs; facts come from analyse() (or, when
+  // `compute_facts` is set, right away from its inputs' facts).
+  int add_node(const std::string& name, OpPtr op, std::vector<Outlet> inputs,
+               size_t num_outputs = 1, bool compute_facts = false);
+
+  // Computes every node's output facts from its inputs', in dependency order, folding nodes
+  // whose inputs are all constants into known values. Errors name the node.
+  void analyse();
+  // Computes the output facts of one node from its inputs' current facts.
+  void analyse_node(int id);
+
+  const std::vector<Node>& nodes() const { return nodes_; }
+  Node& node(int id) { return nodes_.at(static_cast<size_t>(id)); }
+  const Node& node(int id) const { return nodes_.at(static_cast<size_t>(id)); }
+  const Fact& fact(Outlet o) const;
+  size_t size() const { return nodes_.size(); }
+
+  const std::vector<Outlet>& inputs() const { return inputs_; }
+  const std::vector<Outlet>& outputs() const { return outputs_; }
+  const std::vector<std::string>& output_names() const { return output_names_; }
+  std::string input_name(size_t i) const { return node(inputs_.at(i).node).name; }
+  void set_outputs(std::vector<Outlet> outputs, std::vector<std::string> names);
+  // Replaces the fact of model input i (e.g. from a -i override).
+  void set_input_fact(size_t i, Fact fact);
+  void set_inputs(std::vector<Outlet> inputs) { inputs_ = std::move(inputs); }
+
+  // Nodes needed to compute the outputs, each after its inputs. Throws on cycles.
+  std::vector<int> eval_order() const;
+  // Id of the node with this name, or -1.
+  int find_node(const std::string& name) const;
+  // "id name (Op)" for messages.
+  std::string describe(int id) const;
+
+ private:
+  std::vector<Node> nodes_;
+  std::vector<Outlet> inputs_;
+  std::vector<Outlet> outputs_;
+  std::vector<std::string> output_names_;
+};
+
+using GraphPtr = std::shared_ptr<const Graph>;
+
+}  // namespace kiln

@@ -1,0 +1,222 @@
+#include "core/tensor.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+
+namespace kiln {
+
+int64_t shape_numel(std::span<const int64_t> shape) {
+  int64_t n = 1;
+  for (int64_t d : shape) {
+    KILN_ENSURE(d >= 0, "negative dimension {} in shape [{}]", d, shape_to_string(shape));
+    if (d != 0 && n > (int64_t{1} << 62) / d)
+      fail("shape [{}] is too large (more than 2^62 elements)", shape_to_string(shape));
+    n *= d;
+  }
+  return n;
+}
+
+std::string shape_to_string(std::span<const int64_t> shape) {
+  return fmt::format("{}", fmt::join(shape, ","));
+}
+
+std::vector<int64_t> contiguous_strides(std::span<const int64_t> shape) {
+  std::vector<int64_t> strides(shape.size(), 1);
+  for (size_t i = shape.size(); i-- > 1;) strides[i - 1] = strides[i] * shape[i];
+  return strides;
+}
+
+Storage::Storage(DatumType dt, size_t count) : dt_(dt), count_(count) {
+  size_t elem = size_of(dt);
+  KILN_ENSURE(count < (size_t{1} << 40) / elem, "tensor of {} {} elements is too large to allocate",
+              count, name_of(dt));
+  bytes_ = count * elem;
+  size_t alloc = (bytes_ + kTensorAlignment - 1) / kTensorAlignment * kTensorAlignment;
+  if (alloc == 0) alloc = kTensorAlignment;
+  data_ = std::aligned_alloc(kTensorAlignment, alloc);
+  if (!data_) fail("out of memory allocating {} bytes", alloc);
+  if (dt == DatumType::String) {
+    auto* s = static_cast<std::string*>(data_);
+    for (size_t i = 0; i < count; i++) new (s + i) std::string();
+  } else {
+    std::memset(data_, 0, alloc);
+  }
+}
+
+Storage::~Storage() {
+  if (dt_ == DatumType::String) {
+    auto* s = static_cast<std::string*>(data_);
+    for (size_t i = 0; i < count_; i++) s[i].~basic_string();
+  }
+  std::free(data_);
+}
+
+Tensor::Tensor(DatumType dt, Shape shape) : dt_(dt), shape_(std::move(shape)) {
+  numel_ = shape_numel(shape_);
+  storage_ = std::make_shared<Storage>(dt_, static_cast<size_t>(numel_));
+}
+
+void Tensor::check_type(DatumType requested) const {
+  KILN_ENSURE(storage_, "access to a null tensor");
+  KILN_ENSURE(requested == dt_, "tensor holds {} but was read as {}", name_of(dt_),
+              name_of(requested));
+}
+
+double Tensor::value_as_double(int64_t index) const {
+  KILN_ENSURE(index >= 0 && index < numel_, "index {} out of range for {} elements", index, numel_);
+  return dispatch_pod(dt_, [&](auto tag) -> double {
+    using T = typename decltype(tag)::type;
+    return static_cast<double>(static_cast<const T*>(data_ptr())[index]);
+  });
+}
+
+int64_t Tensor::value_as_i64(int64_t index) const {
+  KILN_ENSURE(index >= 0 && index < numel_, "index {} out of range for {} elements", index, numel_);
+  return dispatch_pod(dt_, [&](auto tag) -> int64_t {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_same_v<T, f16> || std::is_same_v<T, bf16>)
+      return static_cast<int64_t>(static_cast<float>(static_cast<const T*>(data_ptr())[index]));
+    else
+      return static_cast<int64_t>(static_cast<const T*>(data_ptr())[index]);
+  });
+}
+
+std::vector<int64_t> Tensor::to_i64_vector() const {
+  std::vector<int64_t> out(static_cast<size_t>(numel_));
+  for (int64_t i = 0; i < numel_; i++) out[static_cast<size_t>(i)] = value_as_i64(i);
+  return out;
+}
+
+Tensor Tensor::reshaped(Shape shape) const {
+  int64_t n = shape_numel(shape);
+  KILN_ENSURE(n == numel_, "cannot view [{}] ({} elements) as [{}] ({} elements)",
+              shape_to_string(shape_), numel_, shape_to_string(shape), n);
+  Tensor t = *this;
+  t.shape_ = std::move(shape);
+  return t;
+}
+
+Tensor Tensor::slice_outer(int64_t begin, int64_t end) const {
+  KILN_ENSURE(rank() >= 1 && begin >= 0 && begin <= end && end <= shape_[0],
+              "bad outer slice [{}, {}) of shape [{}]", begin, end, shape_to_string(shape_));
+  Tensor t = *this;
+  int64_t inner = shape_[0] == 0 ? 0 : numel_ / shape_[0];
+  t.shape_[0] = end - begin;
+  t.numel_ = inner * (end - begin);
+  t.offset_bytes_ += static_cast<size_t>(begin * inner) * size_of(dt_);
+  return t;
+}
+
+Tensor Tensor::clone() const {
+  if (is_null()) return {};
+  Tensor t(dt_, shape_);
+  if (dt_ == DatumType::String) {
+    const auto* src = data<std::string>();
+    auto* dst = t.data<std::string>();
+    for (int64_t i = 0; i < numel_; i++) dst[i] = src[i];
+  } else if (numel_ > 0) {
+    std::memcpy(t.data_ptr(), data_ptr(), nbytes());
+  }
+  return t;
+}
+
+namespace {
+template <typename To, typename From>
+To convert_value(From v) {
+  if constexpr (std::is_same_v<To, bool>) {
+    return static_cast<float>(v) != 0.0f || std::isnan(static_cast<float>(v));
+  } else if constexpr (std::is_same_v<To, f16> || std::is_same_v<To, bf16>) {
+    return To(static_cast<float>(v));
+  } else if constexpr (std::is_same_v<From, f16> || std::is_same_v<From, bf16>) {
+    return static_cast<To>(static_cast<float>(v));
+  } else if constexpr (std::is_integral_v<To> && std::is_floating_point_v<From>) {
+    // Out-of-range float -> int is undefined in C++; saturate instead of trapping.
+    if (std::isnan(v)) return To(0);
+    if (v >= static_cast<From>(std::numeric_limits<To>::max()))
+      return std::numeric_limits<To>::max();
+    if (v <= static_cast<From>(std::numeric_limits<To>::lowest()))
+      return std::numeric_limits<To>::lowest();
+    return static_cast<To>(v);
+  } else {
+    return static_cast<To>(v);
+  }
+}
+}  // namespace
+
+Tensor Tensor::cast_to(DatumType dt) const {
+  if (dt == dt_) return clone();
+  Tensor out(dt, shape_);
+  dispatch_pod(dt_, [&](auto from_tag) {
+    using From = typename decltype(from_tag)::type;
+    dispatch_pod(dt, [&](auto to_tag) {
+      using To = typename decltype(to_tag)::type;
+      const From* src = static_cast<const From*>(data_ptr());
+      To* dst = static_cast<To*>(out.data_ptr());
+      for (int64_t i = 0; i < numel_; i++) dst[i] = convert_value<To, From>(src[i]);
+    });
+  });
+  return out;
+}
+
+void Tensor::reset(DatumType dt, const Shape& shape) {
+  int64_t n = shape_numel(shape);
+  size_t need = static_cast<size_t>(n) * size_of(dt);
+  bool reusable = storage_ && storage_.use_count() == 1 && offset_bytes_ == 0 &&
+                  storage_->capacity_bytes() >= need &&
+                  (dt == DatumType::String) == (storage_->datum_type() == DatumType::String) &&
+                  (dt != DatumType::String || storage_->datum_type() == dt);
+  if (!reusable) {
+    storage_ = std::make_shared<Storage>(dt, static_cast<size_t>(n));
+    offset_bytes_ = 0;
+  }
+  dt_ = dt;
+  shape_.assign(shape.begin(), shape.end());
+  numel_ = n;
+}
+
+bool Tensor::equals(const Tensor& other) const {
+  if (is_null() || other.is_null()) return is_null() == other.is_null();
+  if (dt_ != other.dt_ || shape_ != other.shape_) return false;
+  if (dt_ == DatumType::String) {
+    for (int64_t i = 0; i < numel_; i++)
+      if (data<std::string>()[i] != other.data<std::string>()[i]) return false;
+    return true;
+  }
+  return dispatch_pod(dt_, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T* a = static_cast<const T*>(data_ptr());
+    const T* b = static_cast<const T*>(other.data_ptr());
+    for (int64_t i = 0; i < numel_; i++) {
+      if constexpr (std::is_same_v<T, f16> || std::is_same_v<T, bf16>) {
+        if (static_cast<float>(a[i]) != static_cast<float>(b[i])) return false;
+      } else {
+        if (!(a[i] == b[i])) return false;
+      }
+    }
+    return true;
+  });
+}
+
+std::string Tensor::to_string(size_t max_values) const {
+  if (is_null()) return "null";
+  std::string out = shape_to_string(shape_);
+  out += (shape_.empty() ? "" : ",") + std::string(name_of(dt_)) + " [";
+  size_t n = std::min(static_cast<size_t>(numel_), max_values);
+  for (size_t i = 0; i < n; i++) {
+    if (i) out += ", ";
+    if (dt_ == DatumType::String)
+      out += "\"" + data<std::string>()[i] + "\"";
+    else if (is_float(dt_))
+      out += fmt::format("{}", value_as_double(static_cast<int64_t>(i)));
+    else
+      out += fmt::format("{}", value_as_i64(static_cast<int64_t>(i)));
+  }
+  if (static_cast<size_t>(numel_) > n) out += ", ...";
+  return out + "]";
+}
+
+}  // namespace kiln

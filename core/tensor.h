@@ -1,0 +1,140 @@
+// Tensor: a dense, contiguous, row-major array of one DatumType in 64-byte aligned storage.
+// Copies are cheap and share storage (like a shared_ptr); clone() makes a deep copy. A view
+// (reshaped() or slice_outer()) shares the storage of the tensor it comes from.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "core/datum_type.h"
+#include "core/error.h"
+
+namespace kiln {
+
+using Shape = std::vector<int64_t>;
+
+// Product of the dims (1 for a scalar). Throws on negative dims or overflow past 2^62.
+int64_t shape_numel(std::span<const int64_t> shape);
+// "1,3,224,224" (empty string for a scalar).
+std::string shape_to_string(std::span<const int64_t> shape);
+// Row-major strides, in elements.
+std::vector<int64_t> contiguous_strides(std::span<const int64_t> shape);
+
+inline constexpr size_t kTensorAlignment = 64;
+
+// Owned, aligned memory for `count` elements of one type (strings are constructed in place).
+class Storage {
+ public:
+  Storage(DatumType dt, size_t count);
+  ~Storage();
+  Storage(const Storage&) = delete;
+  Storage& operator=(const Storage&) = delete;
+
+  void* data() const { return data_; }
+  size_t capacity_bytes() const { return bytes_; }
+  DatumType datum_type() const { return dt_; }
+
+ private:
+  DatumType dt_;
+  size_t count_;
+  size_t bytes_;
+  void* data_;
+};
+
+class Tensor {
+ public:
+  Tensor() = default;  // the null tensor: no type, no storage
+  // Zero-filled (empty strings for String) tensor of that type and shape.
+  Tensor(DatumType dt, Shape shape);
+
+  template <typename T>
+  static Tensor from_vector(Shape shape, const std::vector<T>& values);
+  template <typename T>
+  static Tensor scalar(T value) {
+    return from_vector<T>({}, std::vector<T>{value});
+  }
+
+  bool is_null() const { return storage_ == nullptr; }
+  DatumType dtype() const { return dt_; }
+  const Shape& shape() const { return shape_; }
+  size_t rank() const { return shape_.size(); }
+  int64_t dim(size_t axis) const { return shape_.at(axis); }
+  int64_t numel() const { return numel_; }
+  size_t nbytes() const { return static_cast<size_t>(numel_) * size_of(dt_); }
+
+  void* raw_data() { return data_ptr(); }
+  const void* raw_data() const { return data_ptr(); }
+  template <typename T>
+  T* data() {
+    check_type(datum_type_of<T>);
+    return static_cast<T*>(data_ptr());
+  }
+  template <typename T>
+  const T* data() const {
+    check_type(datum_type_of<T>);
+    return static_cast<const T*>(data_ptr());
+  }
+  template <typename T>
+  std::span<const T> values() const {
+    return {data<T>(), static_cast<size_t>(numel_)};
+  }
+  template <typename T>
+  std::span<T> values_mut() {
+    return {data<T>(), static_cast<size_t>(numel_)};
+  }
+
+  // Element `index` (flat, row-major) converted to double / int64 (numeric and bool only).
+  double value_as_double(int64_t index) const;
+  int64_t value_as_i64(int64_t index) const;
+  // All elements converted to int64 (numeric and bool only): for shape-like inputs.
+  std::vector<int64_t> to_i64_vector() const;
+
+  // A view with another shape of the same element count, sharing storage.
+  Tensor reshaped(Shape shape) const;
+  // A view of rows [begin, end) along axis 0, sharing storage.
+  Tensor slice_outer(int64_t begin, int64_t end) const;
+  // A deep copy with its own storage.
+  Tensor clone() const;
+  // A new tensor with each element converted (numeric <-> numeric and bool; C++ conversion
+  // semantics, float -> int truncates toward zero; NaN -> bool is true).
+  Tensor cast_to(DatumType dt) const;
+
+  // Makes this tensor a contiguous tensor of that type and shape, reusing its storage when it
+  // is the only owner and the storage is large enough (no allocation in steady state).
+  // Contents are unspecified afterwards.
+  void reset(DatumType dt, const Shape& shape);
+
+  bool shares_storage_with(const Tensor& other) const { return storage_ == other.storage_; }
+  // True when both have the same type, shape and elements (NaN never equals NaN here).
+  bool equals(const Tensor& other) const;
+  // "1,2,f32 [0.5, 1, ...]": for messages and tests, at most max_values elements.
+  std::string to_string(size_t max_values = 8) const;
+
+ private:
+  void check_type(DatumType requested) const;
+  void* data_ptr() const {
+    return storage_ ? static_cast<char*>(storage_->data()) + offset_bytes_ : nullptr;
+  }
+
+  DatumType dt_ = DatumType::F32;
+  Shape shape_;
+  int64_t numel_ = 0;
+  std::shared_ptr<Storage> storage_;
+  size_t offset_bytes_ = 0;
+};
+
+template <typename T>
+Tensor Tensor::from_vector(Shape shape, const std::vector<T>& values) {
+  Tensor t(datum_type_of<T>, std::move(shape));
+  KILN_ENSURE(static_cast<int64_t>(values.size()) == t.numel(),
+              "tensor of shape [{}] needs {} values, got {}", shape_to_string(t.shape()),
+              t.numel(), values.size());
+  T* dst = t.data<T>();
+  for (size_t i = 0; i < values.size(); i++) dst[i] = values[i];
+  return t;
+}
+
+}  // namespace kiln

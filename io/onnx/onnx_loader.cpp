@@ -1,0 +1,60 @@
+#include "io/onnx/onnx_loader.h"
+
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "core/error.h"
+#include "io/onnx/graph_builder.h"
+
+namespace kiln::onnx_io {
+
+std::shared_ptr<Graph> load_onnx_file(const std::string& path, OnnxModelInfo* info) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  KILN_ENSURE(fs::exists(path, ec), "model file '{}' does not exist", path);
+  KILN_ENSURE(fs::is_regular_file(path, ec), "'{}' is not a regular file", path);
+  std::ifstream in(path, std::ios::binary);
+  KILN_ENSURE(in.good(), "cannot open model file '{}'", path);
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  KILN_ENSURE(!bytes.empty(), "model file '{}' is empty", path);
+  onnx::ModelProto model;
+  google::protobuf::io::ArrayInputStream stream(bytes.data(), static_cast<int>(bytes.size()));
+  google::protobuf::io::CodedInputStream coded(&stream);
+  coded.SetTotalBytesLimit(INT32_MAX);
+  if (!model.ParseFromCodedStream(&coded) || !coded.ConsumedEntireMessage())
+    fail("'{}' is not a valid ONNX model (protobuf parse failed: truncated or not ONNX)", path);
+  KILN_ENSURE(model.has_graph() && (model.graph().node_size() > 0 || model.graph().output_size() > 0),
+              "'{}' is not a valid ONNX model (no graph)", path);
+  std::string base_dir = fs::path(path).parent_path().string();
+  try {
+    return load_onnx_model(model, base_dir.empty() ? "." : base_dir, info);
+  } catch (Error& e) {
+    e.with_context(fmt::format("loading '{}'", path));
+    throw;
+  }
+}
+
+std::shared_ptr<Graph> load_onnx_model(const onnx::ModelProto& model, const std::string& base_dir,
+                                       OnnxModelInfo* info) {
+  std::map<std::string, int64_t> opsets;
+  for (const auto& op : model.opset_import()) {
+    std::string domain = op.domain() == "ai.onnx" ? "" : op.domain();
+    opsets[domain] = op.version();
+  }
+  if (!opsets.count("")) opsets[""] = 1;
+  if (info) {
+    info->ir_version = model.ir_version();
+    info->opsets = opsets;
+    info->producer = model.producer_name();
+  }
+  MissingOps missing;
+  GraphBuilder builder(opsets, base_dir, nullptr, &missing);
+  builder.build(model.graph(), false);
+  return builder.graph();
+}
+
+}  // namespace kiln::onnx_io

@@ -1,0 +1,16 @@
+// One registration function per op family; io/onnx/ops/register_all.cpp calls them all.
+#pragma once
+
+#include "io/onnx/translator.h"
+
+namespace kiln::onnx_io {
+
+void register_elementwise_ops(OpRegistry& registry);
+void register_nn_ops(OpRegistry& registry);
+void register_shape_ops(OpRegistry& registry);
+void register_reduce_ops(OpRegistry& registry);
+void register_recurrent_ops(OpRegistry& registry);
+void register_control_flow_ops(OpRegistry& registry);
+void register_misc_ops(OpRegistry& registry);
+
+}  // namespace kiln::onnx_io
