@@ -1,0 +1,27 @@
+// Clip: clamps values into [min, max]. Bounds come from the constructor (opset < 11
+// attributes) or from optional scalar inputs 1 and 2 (opset >= 11); absent means unbounded.
+#pragma once
+
+#include <optional>
+
+#include "core/op.h"
+
+namespace kiln::ops {
+
+class Clip : public Op {
+ public:
+  Clip(std::optional<double> min = std::nullopt, std::optional<double> max = std::nullopt)
+      : min_(min), max_(max) {}
+
+  std::string name() const override { return "Clip"; }
+  Attributes attributes() const override;
+  std::vector<Fact> output_facts(const FactRefs& inputs) const override;
+  void eval(EvalContext& ctx, const TensorRefs& inputs) const override;
+  Cost cost(const FactRefs&) const override { return {}; }
+
+ private:
+  std::optional<double> min_;
+  std::optional<double> max_;
+};
+
+}  // namespace kiln::ops

@@ -1,0 +1,84 @@
+// Unary element-wise ops (math functions, activations, rounding, predicates), one class driven
+// by an enum. Attributes (alpha, beta, gamma, lambd, bias...) are resolved by the translator.
+#pragma once
+
+#include "core/op.h"
+
+namespace kiln::ops {
+
+enum class UnaryKind {
+  Abs,
+  Neg,
+  Exp,
+  Log,
+  Sqrt,
+  Reciprocal,
+  Sin,
+  Cos,
+  Tan,
+  Asin,
+  Acos,
+  Atan,
+  Sinh,
+  Cosh,
+  Asinh,
+  Acosh,
+  Atanh,
+  Sigmoid,
+  Tanh,
+  Relu,
+  Elu,
+  Selu,
+  LeakyRelu,
+  HardSigmoid,
+  HardSwish,
+  Softplus,
+  Softsign,
+  Celu,
+  ThresholdedRelu,
+  Shrink,
+  Gelu,
+  GeluTanh,
+  Erf,
+  Sign,
+  Round,
+  Ceil,
+  Floor,
+  IsNaN,
+  IsInf,
+  Not,
+  BitwiseNot,
+};
+
+// Parameters of the parametric activations:
+// Elu/Celu/LeakyRelu/ThresholdedRelu: alpha; Selu: alpha, gamma; HardSigmoid: alpha, beta;
+// Shrink: lambd (alpha), bias (beta); IsInf: detect_positive, detect_negative.
+struct UnaryParams {
+  float alpha = 0.0f;
+  float beta = 0.0f;
+  float gamma = 0.0f;
+  bool detect_positive = true;
+  bool detect_negative = true;
+};
+
+class Unary : public Op {
+ public:
+  explicit Unary(UnaryKind kind, UnaryParams params = {}) : kind_(kind), params_(params) {}
+  UnaryKind kind() const { return kind_; }
+  const UnaryParams& params() const { return params_; }
+
+  std::string name() const override;
+  Attributes attributes() const override;
+  std::vector<Fact> output_facts(const FactRefs& inputs) const override;
+  void eval(EvalContext& ctx, const TensorRefs& inputs) const override;
+  Cost cost(const FactRefs& inputs) const override;
+
+ private:
+  UnaryKind kind_;
+  UnaryParams params_;
+};
+
+// Name of a unary kind ("Exp", "LeakyRelu"...).
+const char* unary_kind_name(UnaryKind kind);
+
+}  // namespace kiln::ops
