@@ -143,9 +143,17 @@ void register_elementwise_ops(OpRegistry& registry) {
       {"Less", BinaryKind::Less},
       {"GreaterOrEqual", BinaryKind::GreaterOrEqual},
       {"LessOrEqual", BinaryKind::LessOrEqual},
-      {"PRelu", BinaryKind::PRelu},
   };
   for (const auto& [op_type, kind] : plain_binary) add_binary(registry, op_type, kind);
+  registry.add("PRelu", [](NodeContext& ctx) {
+    // Before opset 7, a 1-D slope held one value per channel (axis 1).
+    const Fact* slope = ctx.input_fact(1);
+    if (ctx.opset() < 7 && slope && slope->rank() == 1) {
+      ctx.wire(std::make_shared<ops::Binary>(BinaryKind::PRelu, 1));
+    } else {
+      ctx.wire(std::make_shared<ops::Binary>(BinaryKind::PRelu));
+    }
+  });
   registry.add("Mod", [](NodeContext& ctx) {
     bool fmod = ctx.attr_int("fmod", 0) != 0;
     ctx.wire(std::make_shared<ops::Binary>(fmod ? BinaryKind::FMod : BinaryKind::Mod));
