@@ -63,8 +63,7 @@ TEST(ElementwiseBinary, IntegerDivTruncatesAndModFollowsDivisorSign) {
   auto u = Tensor::from_vector<uint8_t>({2}, {250, 3});
   auto v = Tensor::from_vector<uint8_t>({2}, {10, 5});
   EXPECT_EQ(vals<uint8_t>(eval1(Binary(BinaryKind::Add), {u, v})), (std::vector<uint8_t>{4, 8}));
-  EXPECT_EQ(vals<uint8_t>(eval1(Binary(BinaryKind::Sub), {v, u})),
-            (std::vector<uint8_t>{16, 2}));
+  EXPECT_EQ(vals<uint8_t>(eval1(Binary(BinaryKind::Sub), {v, u})), (std::vector<uint8_t>{16, 2}));
 }
 
 TEST(ElementwiseBinary, FloatMod) {

@@ -55,9 +55,9 @@ TEST(ElementwiseUnary, ParametricActivations) {
               {0.1f, 0.45f, 0.55f, 0.9f});
   p.alpha = 2.0f;
   p.gamma = 3.0f;
-  expect_near(vals<float>(eval1(Unary(UnaryKind::Selu, p), {x})),
-              {3.0f * 2.0f * (std::exp(-2.0f) - 1), 3.0f * 2.0f * (std::exp(-0.25f) - 1), 0.75f,
-               6.0f});
+  expect_near(
+      vals<float>(eval1(Unary(UnaryKind::Selu, p), {x})),
+      {3.0f * 2.0f * (std::exp(-2.0f) - 1), 3.0f * 2.0f * (std::exp(-0.25f) - 1), 0.75f, 6.0f});
 }
 
 TEST(ElementwiseUnary, RoundHalfToEvenAndRounding) {
@@ -76,8 +76,7 @@ TEST(ElementwiseUnary, IntegerInputs) {
             (std::vector<int32_t>{3, 0, -5, std::numeric_limits<int32_t>::min()}));
   EXPECT_EQ(vals<int32_t>(eval1(Unary(UnaryKind::Sign), {x})),
             (std::vector<int32_t>{-1, 0, 1, -1}));
-  EXPECT_EQ(vals<int32_t>(eval1(Unary(UnaryKind::Relu), {x})),
-            (std::vector<int32_t>{0, 0, 5, 0}));
+  EXPECT_EQ(vals<int32_t>(eval1(Unary(UnaryKind::Relu), {x})), (std::vector<int32_t>{0, 0, 5, 0}));
   auto u = Tensor::from_vector<uint8_t>({2}, {0, 0xF0});
   EXPECT_EQ(vals<uint8_t>(eval1(Unary(UnaryKind::BitwiseNot), {u})),
             (std::vector<uint8_t>{0xFF, 0x0F}));
