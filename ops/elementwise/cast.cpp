@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <limits>
 
@@ -10,6 +11,21 @@
 namespace kiln::ops {
 
 namespace {
+
+// Shortest decimal that reads back as the same 16-bit float (numpy prints float16 0.1 as "0.1",
+// not as the float32 digits of its exact value).
+template <typename H>
+std::string half_to_string(H v) {
+  float f = static_cast<float>(v);
+  if (std::isnan(f) || std::isinf(f)) return float_to_string(f, true);
+  char buf[64];
+  for (int precision = 0; precision < 9; precision++) {
+    std::snprintf(buf, sizeof(buf), "%.*e", precision, static_cast<double>(f));
+    float parsed = std::strtof(buf, nullptr);
+    if (H(parsed).bits == v.bits) return float_to_string(parsed, true);
+  }
+  return float_to_string(f, true);
+}
 
 template <typename To, typename From>
 To convert(const From& v) {
@@ -20,9 +36,10 @@ To convert(const From& v) {
       return v ? "True" : "False";
     } else if constexpr (std::is_integral_v<From>) {
       return std::to_string(v);
+    } else if constexpr (is_half_v<From>) {
+      return half_to_string(v);
     } else {
-      return float_to_string(static_cast<double>(static_cast<compute_t<From>>(v)),
-                             !std::is_same_v<From, double>);
+      return float_to_string(static_cast<double>(v), std::is_same_v<From, float>);
     }
   } else if constexpr (std::is_same_v<From, std::string>) {
     const char* s = v.c_str();

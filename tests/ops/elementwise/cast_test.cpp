@@ -50,6 +50,9 @@ TEST(ElementwiseCast, Strings) {
   EXPECT_EQ(ops::float_to_string(0.0001, false), "0.0001");
   EXPECT_EQ(ops::float_to_string(-0.0, false), "-0.0");
   EXPECT_EQ(ops::float_to_string(1e16, false), "1e+16");
+  auto h = Tensor::from_vector<f16>({3}, {f16(0.1f), f16(-2.0f), f16(65504.0f)});
+  EXPECT_EQ(vals<std::string>(eval1(Cast(DatumType::String), {h})),
+            (std::vector<std::string>{"0.1", "-2.0", "65500.0"}));
 }
 
 TEST(ElementwiseCast, FactsAndCastLike) {

@@ -143,3 +143,16 @@ TEST(ElementwiseUnary, EmptyTensorAndBadArity) {
   EXPECT_THROW(Unary(UnaryKind::Exp).output_facts({&x, &x}), Error);
   EXPECT_THROW(Unary(UnaryKind::Exp).output_facts({nullptr}), Error);
 }
+
+TEST(ElementwiseUnary, GeluAndCelu) {
+  auto x = Tensor::from_vector<float>({3}, {-1.0f, 0.0f, 2.0f});
+  // 0.5 * x * (1 + erf(x / sqrt(2)))
+  expect_near(vals<float>(eval1(Unary(UnaryKind::Gelu), {x})), {-0.15865526f, 0.0f, 1.9544997f});
+  expect_near(vals<float>(eval1(Unary(UnaryKind::GeluTanh), {x})),
+              {-0.15880801f, 0.0f, 1.9545977f});
+  UnaryParams p;
+  p.alpha = 2.0f;
+  // max(0, x) + min(0, alpha * (exp(x / alpha) - 1))
+  expect_near(vals<float>(eval1(Unary(UnaryKind::Celu, p), {x})),
+              {2.0f * (std::exp(-0.5f) - 1.0f), 0.0f, 2.0f});
+}
