@@ -16,7 +16,9 @@ std::vector<Fact> Where::output_facts(const FactRefs& inputs) const {
   auto cond = c.known_i64_values();
   if (cond && x.dims_value && y.dims_value && out.rank() <= 1 && c.rank() <= 1 && x.rank() <= 1 &&
       y.rank() <= 1) {
-    size_t n = out.rank() == 0 ? 1 : static_cast<size_t>(out.shape[0].as_int().value_or(-1));
+    std::optional<int64_t> len = out.rank() == 0 ? 1 : out.shape[0].as_int();
+    if (!len || *len > 64) return {out};
+    size_t n = static_cast<size_t>(*len);
     auto pick = [n](size_t size, size_t i) { return size == 1 ? 0 : (size == n ? i : SIZE_MAX); };
     std::vector<Dim> dims;
     for (size_t i = 0; i < n; i++) {
