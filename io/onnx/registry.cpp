@@ -31,6 +31,7 @@ const OpRegistry& OpRegistry::instance() {
     register_misc_ops(r);
     register_signal_ops(r);
     register_text_ops(r);
+    register_training_ops(r);
     return r;
   }();
   return registry;

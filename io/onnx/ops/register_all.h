@@ -14,5 +14,6 @@ void register_control_flow_ops(OpRegistry& registry);
 void register_misc_ops(OpRegistry& registry);
 void register_signal_ops(OpRegistry& registry);
 void register_text_ops(OpRegistry& registry);
+void register_training_ops(OpRegistry& registry);
 
 }  // namespace kiln::onnx_io
