@@ -40,12 +40,13 @@ std::vector<Fact> Conv::output_facts(const FactRefs& inputs) const {
   WindowGeometry g = geo_.complete(rank, name(), weight_kernel_dims(w, name()));
   if (x.shape[1].is_int() && w.shape[1].is_int()) {
     KILN_ENSURE(x.shape[1].to_int() == w.shape[1].to_int() * group_,
-                "Conv: input has {} channels, weights expect {} x group {}", x.shape[1].to_string(), w.shape[1].to_string(),
-                group_);
+                "Conv: input has {} channels, weights expect {} x group {}", x.shape[1].to_string(),
+                w.shape[1].to_string(), group_);
   }
   if (w.shape[0].is_int()) {
     KILN_ENSURE(w.shape[0].to_int() % group_ == 0,
-                "Conv: {} output channels not divisible by group {}", w.shape[0].to_string(), group_);
+                "Conv: {} output channels not divisible by group {}", w.shape[0].to_string(),
+                group_);
   }
   if (inputs.size() > 2 && inputs[2]) {
     const Fact& b = *inputs[2];

@@ -72,8 +72,8 @@ std::vector<Fact> ConvTranspose::output_facts(const FactRefs& inputs) const {
   KILN_ENSURE(group_ >= 1, "ConvTranspose: group {} must be positive", group_);
   if (x.shape[1].is_int() && w.shape[0].is_int()) {
     KILN_ENSURE(x.shape[1] == w.shape[0] && x.shape[1].to_int() % group_ == 0,
-                "ConvTranspose: input has {} channels, weights [{}], group {}", x.shape[1].to_string(),
-                dims_to_string(w.shape), group_);
+                "ConvTranspose: input has {} channels, weights [{}], group {}",
+                x.shape[1].to_string(), dims_to_string(w.shape), group_);
   }
   Dim m_out = w.shape[1] * Dim(group_);
   if (inputs.size() > 2 && inputs[2]) {
