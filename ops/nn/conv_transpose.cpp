@@ -1,0 +1,231 @@
+#include "ops/nn/conv_transpose.h"
+
+#include "core/error.h"
+#include "ops/nn/conv.h"
+#include "ops/nn/nn_common.h"
+
+namespace kiln::ops {
+
+namespace {
+int64_t floor_div2(int64_t v) {
+  return v >= 0 ? v / 2 : -((-v + 1) / 2);
+}
+}  // namespace
+
+Attributes ConvTranspose::attributes() const {
+  Attributes attrs;
+  geo_.append_attributes(attrs);
+  if (group_ != 1) attrs.emplace_back("group", std::to_string(group_));
+  if (!output_padding_.empty())
+    attrs.emplace_back("output_padding", ints_to_string(output_padding_));
+  if (!output_shape_.empty()) attrs.emplace_back("output_shape", ints_to_string(output_shape_));
+  return attrs;
+}
+
+std::vector<ConvTranspose::Axis> ConvTranspose::axes(const WindowGeometry& g,
+                                                     const std::vector<Dim>& input) const {
+  size_t rank = input.size();
+  std::vector<int64_t> out_pad = output_padding_;
+  if (out_pad.empty()) out_pad.assign(rank, 0);
+  KILN_ENSURE(out_pad.size() == rank, "ConvTranspose: output_padding has {} values, expected {}",
+              out_pad.size(), rank);
+  std::vector<int64_t> out_shape = output_shape_;
+  // Some exporters give the full output shape, batch and channels included.
+  if (out_shape.size() == rank + 2) out_shape.erase(out_shape.begin(), out_shape.begin() + 2);
+  KILN_ENSURE(out_shape.empty() || out_shape.size() == rank,
+              "ConvTranspose: output_shape has {} values, expected {}", out_shape.size(), rank);
+  std::vector<Axis> result;
+  for (size_t i = 0; i < rank; i++) {
+    // Output size before removing any padding.
+    Dim full = (input[i] - Dim(1)) * Dim(g.strides[i]) + Dim(out_pad[i] + g.effective_kernel(i));
+    Axis a;
+    bool same = g.auto_pad == AutoPad::SameUpper || g.auto_pad == AutoPad::SameLower;
+    if (!out_shape.empty() || same) {
+      a.out = out_shape.empty() ? input[i] * Dim(g.strides[i]) : Dim(out_shape[i]);
+      int64_t total = (full - a.out).to_int();
+      a.pad_begin =
+          g.auto_pad == AutoPad::SameUpper ? floor_div2(total) : total - floor_div2(total);
+    } else if (g.auto_pad == AutoPad::Valid) {
+      a.out = full;
+    } else {
+      a.out = full - Dim(g.pads[i] + g.pads[i + rank]);
+      a.pad_begin = g.pads[i];
+    }
+    if (a.out.is_int()) {
+      KILN_ENSURE(a.out.to_int() >= 0, "ConvTranspose: negative output size {}", a.out.to_string());
+    }
+    result.push_back(a);
+  }
+  return result;
+}
+
+std::vector<Fact> ConvTranspose::output_facts(const FactRefs& inputs) const {
+  expect_inputs(name(), inputs.size(), 2, 3);
+  const Fact& x = required(inputs, 0, name());
+  const Fact& w = required(inputs, 1, name());
+  KILN_ENSURE(is_float(x.dt), "ConvTranspose: input type {} is not a float type", name_of(x.dt));
+  KILN_ENSURE(w.dt == x.dt, "ConvTranspose: weight type {} differs from input type {}",
+              name_of(w.dt), name_of(x.dt));
+  KILN_ENSURE(x.rank() >= 3 && w.rank() == x.rank(),
+              "ConvTranspose: input rank {} and weight rank {} must match and be >= 3", x.rank(),
+              w.rank());
+  KILN_ENSURE(group_ >= 1, "ConvTranspose: group {} must be positive", group_);
+  if (x.shape[1].is_int() && w.shape[0].is_int()) {
+    KILN_ENSURE(x.shape[1] == w.shape[0] && x.shape[1].to_int() % group_ == 0,
+                "ConvTranspose: input has {} channels, weights [{}], group {}",
+                x.shape[1].to_string(), dims_to_string(w.shape), group_);
+  }
+  Dim m_out = w.shape[1] * Dim(group_);
+  if (inputs.size() > 2 && inputs[2]) {
+    const Fact& b = *inputs[2];
+    KILN_ENSURE(b.rank() == 1 && b.shape[0] == m_out, "ConvTranspose: bias shape [{}] must be [{}]",
+                dims_to_string(b.shape), m_out.to_string());
+  }
+  size_t rank = x.rank() - 2;
+  WindowGeometry g = geo_.complete(rank, name(), weight_kernel_dims(w, name()));
+  std::vector<Dim> shape = {x.shape[0], m_out};
+  for (const Axis& a : axes(g, std::vector<Dim>(x.shape.begin() + 2, x.shape.end()))) {
+    shape.push_back(a.out);
+  }
+  return {Fact(x.dt, shape)};
+}
+
+Cost ConvTranspose::cost(const FactRefs& inputs) const {
+  output_facts(inputs);
+  const Fact& x = *inputs[0];
+  const Fact& w = *inputs[1];
+  Cost c;
+  // Every input element is multiplied by (M/group) * kernel volume weights.
+  c.fma = x.volume() * dims_product(std::vector<Dim>(w.shape.begin() + 1, w.shape.end()));
+  c.fma_type = x.dt;
+  if (w.value) c.params_bytes = Dim(static_cast<int64_t>(w.value->nbytes()));
+  if (inputs.size() > 2 && inputs[2] && inputs[2]->value) {
+    c.params_bytes += Dim(static_cast<int64_t>(inputs[2]->value->nbytes()));
+  }
+  return c;
+}
+
+namespace {
+
+// Scatters columns [M/g * kernel, input size] into the output planes [M/g, output size].
+template <typename A>
+void col2im(const A* cols, int64_t channels, const Window3& w, A* out) {
+  int64_t is = w.in_size(), os = w.out_size();
+  for (int64_t c = 0; c < channels; c++) {
+    A* oc = out + c * os;
+    for (int64_t kz = 0; kz < w.kernel[0]; kz++) {
+      for (int64_t ky = 0; ky < w.kernel[1]; ky++) {
+        for (int64_t kx = 0; kx < w.kernel[2]; kx++) {
+          int64_t row = ((c * w.kernel[0] + kz) * w.kernel[1] + ky) * w.kernel[2] + kx;
+          const A* src = cols + row * is;
+          for (int64_t iz = 0; iz < w.in[0]; iz++) {
+            int64_t oz = iz * w.stride[0] - w.pad[0] + kz * w.dilation[0];
+            if (oz < 0 || oz >= w.out[0]) continue;
+            for (int64_t iy = 0; iy < w.in[1]; iy++) {
+              int64_t oy = iy * w.stride[1] - w.pad[1] + ky * w.dilation[1];
+              if (oy < 0 || oy >= w.out[1]) continue;
+              const A* s = src + (iz * w.in[1] + iy) * w.in[2];
+              A* d = oc + (oz * w.out[1] + oy) * w.out[2];
+              for (int64_t ix = 0; ix < w.in[2]; ix++) {
+                int64_t ox = ix * w.stride[2] - w.pad[2] + kx * w.dilation[2];
+                if (ox >= 0 && ox < w.out[2]) d[ox] += s[ix];
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+template <typename T>
+void conv_transpose_kernel(const Tensor& x, const Tensor& wt, const Tensor* bias, const Window3& w,
+                           int64_t group, Tensor& y) {
+  using A = nn::Acc<T>;
+  int64_t n_batch = x.dim(0), c_in = x.dim(1);
+  int64_t cg = c_in / group, mg = wt.dim(1), m_out = mg * group;
+  int64_t rows = mg * w.kernel_size(), is = w.in_size(), os = w.out_size();
+  std::vector<A> weights_buf, in_buf, cols(static_cast<size_t>(rows * is)),
+      out(static_cast<size_t>(mg * os));
+  const A* weights = nn::as_acc<A>(wt.data<T>(), wt.numel(), weights_buf);
+  const A* xa = nn::as_acc<A>(x.data<T>(), x.numel(), in_buf);
+  T* yd = y.data<T>();
+  for (int64_t n = 0; n < n_batch; n++) {
+    for (int64_t g = 0; g < group; g++) {
+      std::fill(cols.begin(), cols.end(), A(0));
+      // cols = W_g^T x_g, W_g being [C/g, M/g * kernel].
+      nn::matmul_acc<A>(rows, is, cg, weights + g * cg * rows, 1, rows,
+                        xa + (n * c_in + g * cg) * is, is, cols.data(), is);
+      for (int64_t m = 0; m < mg; m++) {
+        A b = bias ? nn::to_acc<A>(bias->data<T>()[g * mg + m]) : A(0);
+        std::fill(out.begin() + m * os, out.begin() + (m + 1) * os, b);
+      }
+      col2im(cols.data(), mg, w, out.data());
+      T* dst = yd + (n * m_out + g * mg) * os;
+      for (int64_t i = 0; i < mg * os; i++) dst[i] = nn::from_acc<T>(out[static_cast<size_t>(i)]);
+    }
+  }
+}
+
+}  // namespace
+
+void ConvTranspose::eval(EvalContext& ctx, const TensorRefs& inputs) const {
+  const Tensor& x = required(inputs, 0, name());
+  const Tensor& wt = required(inputs, 1, name());
+  const Tensor* bias = inputs.size() > 2 ? inputs[2] : nullptr;
+  KILN_ENSURE(x.rank() >= 3 && wt.rank() == x.rank(), "ConvTranspose: bad input ranks {} and {}",
+              x.rank(), wt.rank());
+  KILN_ENSURE(x.dtype() == wt.dtype(), "ConvTranspose: weight and input types differ");
+  KILN_ENSURE(x.dim(1) == wt.dim(0) && x.dim(1) % group_ == 0,
+              "ConvTranspose: input channels {} / weights [{}] / group {} mismatch", x.dim(1),
+              shape_to_string(wt.shape()), group_);
+  int64_t m_out = wt.dim(1) * group_;
+  if (bias) {
+    KILN_ENSURE(bias->numel() == m_out && bias->dtype() == x.dtype(),
+                "ConvTranspose: bias must hold {} values of the input type", m_out);
+  }
+  size_t rank = x.rank() - 2;
+  Shape kdims(wt.shape().begin() + 2, wt.shape().end());
+  WindowGeometry g = geo_.complete(rank, name(), kdims);
+  Shape in_spatial(x.shape().begin() + 2, x.shape().end());
+  std::vector<Axis> ax = axes(g, std::vector<Dim>(in_spatial.begin(), in_spatial.end()));
+  Shape out_spatial, pad_begin;
+  for (const Axis& a : ax) {
+    out_spatial.push_back(a.out.to_int());
+    pad_begin.push_back(a.pad_begin);
+  }
+  // In the transposed view the roles swap: `in` is the small side, `out` the large one.
+  Window3 w;
+  size_t off = 3 - rank;
+  KILN_ENSURE(rank <= 3, "ConvTranspose: {} spatial dims unsupported (1 to 3)", rank);
+  for (size_t i = 0; i < rank; i++) {
+    w.in[off + i] = in_spatial[i];
+    w.out[off + i] = out_spatial[i];
+    w.kernel[off + i] = g.kernel[i];
+    w.stride[off + i] = g.strides[i];
+    w.dilation[off + i] = g.dilations[i];
+    w.pad[off + i] = pad_begin[i];
+  }
+  Shape out_shape = {x.dim(0), m_out};
+  out_shape.insert(out_shape.end(), out_spatial.begin(), out_spatial.end());
+  Tensor& y = ctx.output(0, x.dtype(), out_shape);
+  if (y.numel() == 0) return;
+  switch (x.dtype()) {
+    case DatumType::F32:
+      conv_transpose_kernel<float>(x, wt, bias, w, group_, y);
+      break;
+    case DatumType::F64:
+      conv_transpose_kernel<double>(x, wt, bias, w, group_, y);
+      break;
+    case DatumType::F16:
+      conv_transpose_kernel<f16>(x, wt, bias, w, group_, y);
+      break;
+    case DatumType::BF16:
+      conv_transpose_kernel<bf16>(x, wt, bias, w, group_, y);
+      break;
+    default:
+      fail("ConvTranspose: unsupported type {}", name_of(x.dtype()));
+  }
+}
+
+}  // namespace kiln::ops

@@ -1,0 +1,24 @@
+// Gemm: Y = alpha * op(A) * op(B) + beta * C, op() an optional transpose, C optional and
+// broadcast (unidirectionally) to [M, N].
+#pragma once
+
+#include "core/op.h"
+
+namespace kiln::ops {
+
+class Gemm : public Op {
+ public:
+  Gemm(float alpha, float beta, bool trans_a, bool trans_b)
+      : alpha_(alpha), beta_(beta), trans_a_(trans_a), trans_b_(trans_b) {}
+  std::string name() const override { return "Gemm"; }
+  Attributes attributes() const override;
+  std::vector<Fact> output_facts(const FactRefs& inputs) const override;
+  void eval(EvalContext& ctx, const TensorRefs& inputs) const override;
+  Cost cost(const FactRefs& inputs) const override;
+
+ private:
+  float alpha_, beta_;
+  bool trans_a_, trans_b_;
+};
+
+}  // namespace kiln::ops

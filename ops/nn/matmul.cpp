@@ -1,0 +1,147 @@
+#include "ops/nn/matmul.h"
+
+#include "core/broadcast.h"
+#include "core/error.h"
+#include "ops/nn/nn_common.h"
+
+namespace kiln::ops {
+
+namespace {
+
+bool matmul_type(DatumType dt) {
+  return is_float(dt) || dt == DatumType::I32 || dt == DatumType::I64 || dt == DatumType::U32 ||
+         dt == DatumType::U64;
+}
+
+// Operand shapes as matrices (1-D promoted), batch dims, M, K, N and the output shape.
+template <typename D>
+struct Plan {
+  std::vector<D> batch_a, batch_b, batch, out;
+  D m, k_a, k_b, n;
+};
+
+template <typename D, typename Broadcast>
+Plan<D> plan(const std::vector<D>& a_in, const std::vector<D>& b_in, Broadcast&& broadcast) {
+  KILN_ENSURE(!a_in.empty() && !b_in.empty(), "MatMul: operands must have rank >= 1");
+  std::vector<D> a = a_in, b = b_in;
+  if (a.size() == 1) a.insert(a.begin(), D(1));
+  if (b.size() == 1) b.push_back(D(1));
+  Plan<D> p;
+  p.m = a[a.size() - 2];
+  p.k_a = a[a.size() - 1];
+  p.k_b = b[b.size() - 2];
+  p.n = b[b.size() - 1];
+  p.batch_a.assign(a.begin(), a.end() - 2);
+  p.batch_b.assign(b.begin(), b.end() - 2);
+  p.batch = broadcast(p.batch_a, p.batch_b);
+  p.out = p.batch;
+  if (a_in.size() > 1) p.out.push_back(p.m);
+  if (b_in.size() > 1) p.out.push_back(p.n);
+  return p;
+}
+
+}  // namespace
+
+std::vector<Fact> MatMul::output_facts(const FactRefs& inputs) const {
+  expect_inputs(name(), inputs.size(), 2, 2);
+  const Fact& a = required(inputs, 0, name());
+  const Fact& b = required(inputs, 1, name());
+  KILN_ENSURE(matmul_type(a.dt), "MatMul: unsupported type {}", name_of(a.dt));
+  KILN_ENSURE(b.dt == a.dt, "MatMul: B type {} differs from A type {}", name_of(b.dt),
+              name_of(a.dt));
+  auto p = plan<Dim>(a.shape, b.shape, [](const std::vector<Dim>& x, const std::vector<Dim>& y) {
+    return broadcast_dims({x, y});
+  });
+  if (p.k_a.is_int() && p.k_b.is_int()) {
+    KILN_ENSURE(p.k_a == p.k_b, "MatMul: inner dims differ: [{}] x [{}]", dims_to_string(a.shape),
+                dims_to_string(b.shape));
+  }
+  return {Fact(a.dt, p.out)};
+}
+
+Cost MatMul::cost(const FactRefs& inputs) const {
+  std::vector<Fact> out = output_facts(inputs);
+  const Fact& a = *inputs[0];
+  Cost c;
+  c.fma = out[0].volume() * a.shape.back();
+  c.fma_type = a.dt;
+  for (const Fact* f : inputs) {
+    if (f && f->value) c.params_bytes += Dim(static_cast<int64_t>(f->value->nbytes()));
+  }
+  return c;
+}
+
+namespace {
+
+template <typename T>
+void matmul(const Tensor& a, const Tensor& b, const Plan<int64_t>& p, Tensor& y) {
+  using A = nn::Acc<T>;
+  std::vector<A> abuf, bbuf, acc;
+  const A* ad = nn::as_acc<A>(a.data<T>(), a.numel(), abuf);
+  const A* bd = nn::as_acc<A>(b.data<T>(), b.numel(), bbuf);
+  int64_t m = p.m, n = p.n, k = p.k_a;
+  A* out;
+  if constexpr (std::is_same_v<A, T>) {
+    out = y.data<T>();
+  } else {
+    acc.resize(static_cast<size_t>(y.numel()));
+    out = acc.data();
+  }
+  for (int64_t i = 0; i < y.numel(); i++) out[i] = A(0);
+  // Broadcast strides over the batch dims, in whole matrices.
+  std::vector<int64_t> sa = broadcast_strides(p.batch_a, p.batch);
+  std::vector<int64_t> sb = broadcast_strides(p.batch_b, p.batch);
+  for_each_broadcast<2>(p.batch, {sa, sb}, [&](int64_t i, const std::array<int64_t, 2>& off) {
+    nn::matmul_acc<A>(m, n, k, ad + off[0] * m * k, k, 1, bd + off[1] * k * n, n, out + i * m * n,
+                      n);
+  });
+  if constexpr (!std::is_same_v<A, T>) {
+    T* yd = y.data<T>();
+    for (int64_t i = 0; i < y.numel(); i++) yd[i] = nn::from_acc<T>(out[i]);
+  }
+}
+
+}  // namespace
+
+void MatMul::eval(EvalContext& ctx, const TensorRefs& inputs) const {
+  const Tensor& a = required(inputs, 0, name());
+  const Tensor& b = required(inputs, 1, name());
+  KILN_ENSURE(a.dtype() == b.dtype(), "MatMul: operand types differ");
+  auto p = plan<int64_t>(a.shape(), b.shape(), [](const Shape& x, const Shape& y) {
+    return broadcast_shapes({x, y});
+  });
+  KILN_ENSURE(p.k_a == p.k_b, "MatMul: inner dims differ: [{}] x [{}]", shape_to_string(a.shape()),
+              shape_to_string(b.shape()));
+  Tensor& y = ctx.output(0, a.dtype(), p.out);
+  if (y.numel() == 0) return;
+  switch (a.dtype()) {
+    case DatumType::F32:
+      matmul<float>(a, b, p, y);
+      break;
+    case DatumType::F64:
+      matmul<double>(a, b, p, y);
+      break;
+    case DatumType::F16:
+      matmul<f16>(a, b, p, y);
+      break;
+    case DatumType::BF16:
+      matmul<bf16>(a, b, p, y);
+      break;
+    case DatumType::I32:
+      matmul<int32_t>(a, b, p, y);
+      break;
+    case DatumType::I64:
+      matmul<int64_t>(a, b, p, y);
+      break;
+    case DatumType::U32:
+      matmul<uint32_t>(a, b, p, y);
+      break;
+    case DatumType::U64:
+      matmul<uint64_t>(a, b, p, y);
+      break;
+    default:
+      fail("MatMul: unsupported type {}", name_of(a.dtype()));
+  }
+}
+
+}  // namespace kiln::ops

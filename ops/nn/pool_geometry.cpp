@@ -1,0 +1,170 @@
+#include "ops/nn/pool_geometry.h"
+
+#include <algorithm>
+
+#include "core/error.h"
+
+namespace kiln::ops {
+
+AutoPad parse_auto_pad(const std::string& text) {
+  if (text.empty() || text == "NOTSET") return AutoPad::NotSet;
+  if (text == "SAME_UPPER") return AutoPad::SameUpper;
+  if (text == "SAME_LOWER") return AutoPad::SameLower;
+  if (text == "VALID") return AutoPad::Valid;
+  fail("unknown auto_pad value '{}'", text);
+}
+
+std::string auto_pad_name(AutoPad pad) {
+  switch (pad) {
+    case AutoPad::NotSet:
+      return "NOTSET";
+    case AutoPad::SameUpper:
+      return "SAME_UPPER";
+    case AutoPad::SameLower:
+      return "SAME_LOWER";
+    case AutoPad::Valid:
+      return "VALID";
+  }
+  return "NOTSET";
+}
+
+std::string ints_to_string(const std::vector<int64_t>& values) {
+  std::string out;
+  for (size_t i = 0; i < values.size(); i++) out += (i ? "," : "") + std::to_string(values[i]);
+  return out;
+}
+
+WindowGeometry WindowGeometry::complete(size_t rank, const std::string& op,
+                                        const std::vector<int64_t>& kernel_dims) const {
+  WindowGeometry g = *this;
+  if (g.kernel.empty()) g.kernel = kernel_dims;
+  KILN_ENSURE(g.kernel.size() == rank, "{}: kernel_shape has {} dims, expected {}", op,
+              g.kernel.size(), rank);
+  if (!kernel_dims.empty()) {
+    KILN_ENSURE(g.kernel == kernel_dims, "{}: kernel_shape [{}] does not match weights [{}]", op,
+                ints_to_string(g.kernel), ints_to_string(kernel_dims));
+  }
+  if (g.strides.empty()) g.strides.assign(rank, 1);
+  if (g.dilations.empty()) g.dilations.assign(rank, 1);
+  if (g.pads.empty()) g.pads.assign(2 * rank, 0);
+  KILN_ENSURE(g.strides.size() == rank, "{}: strides has {} values, expected {}", op,
+              g.strides.size(), rank);
+  KILN_ENSURE(g.dilations.size() == rank, "{}: dilations has {} values, expected {}", op,
+              g.dilations.size(), rank);
+  KILN_ENSURE(g.pads.size() == 2 * rank, "{}: pads has {} values, expected {}", op, g.pads.size(),
+              2 * rank);
+  for (size_t i = 0; i < rank; i++) {
+    KILN_ENSURE(g.kernel[i] >= 1, "{}: kernel dim {} must be positive", op, g.kernel[i]);
+    KILN_ENSURE(g.strides[i] >= 1, "{}: stride {} must be positive", op, g.strides[i]);
+    KILN_ENSURE(g.dilations[i] >= 1, "{}: dilation {} must be positive", op, g.dilations[i]);
+  }
+  for (int64_t p : g.pads) KILN_ENSURE(p >= 0, "{}: pad {} must not be negative", op, p);
+  return g;
+}
+
+std::vector<Dim> WindowGeometry::output_dims(const std::vector<Dim>& input,
+                                             const std::string& op) const {
+  size_t rank = kernel.size();
+  KILN_ENSURE(input.size() == rank, "{}: input has {} spatial dims, kernel has {}", op,
+              input.size(), rank);
+  // With concrete sizes, the concrete path also applies the ceil_mode correction.
+  bool concrete = std::all_of(input.begin(), input.end(), [](const Dim& d) { return d.is_int(); });
+  if (concrete) {
+    Shape in;
+    for (const Dim& d : input) in.push_back(d.to_int());
+    Resolved r = resolve(in, op);
+    return {r.output.begin(), r.output.end()};
+  }
+  std::vector<Dim> out;
+  for (size_t i = 0; i < rank; i++) {
+    int64_t ek = effective_kernel(i), s = strides[i];
+    switch (auto_pad) {
+      case AutoPad::Valid:
+        out.push_back((input[i] - Dim(ek)).div(s) + Dim(1));
+        break;
+      case AutoPad::SameUpper:
+      case AutoPad::SameLower:
+        out.push_back(input[i].div_ceil(s));
+        break;
+      case AutoPad::NotSet: {
+        Dim span = input[i] + Dim(pads[i] + pads[i + rank] - ek);
+        out.push_back((ceil_mode ? span.div_ceil(s) : span.div(s)) + Dim(1));
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+WindowGeometry::Resolved WindowGeometry::resolve(const Shape& input, const std::string& op) const {
+  size_t rank = kernel.size();
+  KILN_ENSURE(input.size() == rank, "{}: input has {} spatial dims, kernel has {}", op,
+              input.size(), rank);
+  Resolved r;
+  for (size_t i = 0; i < rank; i++) {
+    int64_t in = input[i], ek = effective_kernel(i), s = strides[i];
+    int64_t out = 0, pb = 0;
+    switch (auto_pad) {
+      case AutoPad::Valid:
+        KILN_ENSURE(in >= ek, "{}: input size {} smaller than the kernel extent {}", op, in, ek);
+        out = (in - ek) / s + 1;
+        break;
+      case AutoPad::SameUpper:
+      case AutoPad::SameLower: {
+        out = (in + s - 1) / s;
+        int64_t total = std::max<int64_t>((out - 1) * s + ek - in, 0);
+        pb = auto_pad == AutoPad::SameUpper ? total / 2 : total - total / 2;
+        break;
+      }
+      case AutoPad::NotSet: {
+        pb = pads[i];
+        int64_t span = in + pads[i] + pads[i + rank] - ek;
+        KILN_ENSURE(span >= 0, "{}: padded input size {} smaller than the kernel extent {}", op,
+                    in + pads[i] + pads[i + rank], ek);
+        out = (ceil_mode ? (span + s - 1) / s : span / s) + 1;
+        // A window may not start in the end padding (it would only see padding).
+        if (ceil_mode && (out - 1) * s >= in + pb) out--;
+        break;
+      }
+    }
+    r.output.push_back(out);
+    r.pad_begin.push_back(pb);
+  }
+  return r;
+}
+
+void WindowGeometry::append_attributes(Attributes& attrs) const {
+  if (!kernel.empty()) attrs.emplace_back("kernel_shape", ints_to_string(kernel));
+  if (!strides.empty()) attrs.emplace_back("strides", ints_to_string(strides));
+  if (!dilations.empty()) attrs.emplace_back("dilations", ints_to_string(dilations));
+  if (auto_pad != AutoPad::NotSet) {
+    attrs.emplace_back("auto_pad", auto_pad_name(auto_pad));
+  } else if (!pads.empty()) {
+    attrs.emplace_back("pads", ints_to_string(pads));
+  }
+  if (ceil_mode) attrs.emplace_back("ceil_mode", "1");
+}
+
+Window3 make_window3(const WindowGeometry& geo, const Shape& input, const Shape& output,
+                     const Shape& pad_begin, const std::string& op) {
+  size_t rank = input.size();
+  KILN_ENSURE(rank >= 1 && rank <= 3, "{}: {} spatial dims unsupported (1 to 3)", op, rank);
+  Window3 w;
+  size_t off = 3 - rank;
+  for (size_t i = 0; i < rank; i++) {
+    w.in[off + i] = input[i];
+    w.out[off + i] = output[i];
+    w.kernel[off + i] = geo.kernel[i];
+    w.stride[off + i] = geo.strides[i];
+    w.dilation[off + i] = geo.dilations[i];
+    w.pad[off + i] = pad_begin[i];
+    // Only used by count_include_pad: explicit pads, or the SAME padding actually applied.
+    int64_t total_end =
+        (output[i] - 1) * geo.strides[i] + geo.effective_kernel(i) - input[i] - pad_begin[i];
+    w.pad_end[off + i] =
+        geo.auto_pad == AutoPad::NotSet ? geo.pads[i + rank] : std::max<int64_t>(total_end, 0);
+  }
+  return w;
+}
+
+}  // namespace kiln::ops
