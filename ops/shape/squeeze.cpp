@@ -5,15 +5,29 @@
 namespace kiln::ops {
 namespace {
 
-// The axes to use: the attribute, else the known values of input 1, else nullopt (none given).
+// The axes to use: the attribute, else the known values of input 1, else nullopt (none given
+// or not known before running; `unknown_count` then says how many there are, when known).
 std::optional<std::vector<int64_t>> axes_of(const std::optional<std::vector<int64_t>>& attr,
-                                            size_t count, const Fact* axes_input,
-                                            const std::string& op) {
+                                            const FactRefs& inputs,
+                                            std::optional<int64_t>* unknown_count) {
   if (attr) return attr;
-  if (count < 2 || !axes_input) return std::nullopt;
-  auto v = axes_input->known_i64_values();
-  KILN_ENSURE(v.has_value(), "{}: axes input must be a constant", op);
+  if (inputs.size() < 2 || !inputs[1]) return std::nullopt;
+  auto v = inputs[1]->known_i64_values();
+  if (!v && unknown_count) {
+    const Fact& f = *inputs[1];
+    if (f.rank() == 1 && f.shape[0].is_int())
+      *unknown_count = f.shape[0].to_int();
+    else if (f.rank() == 0)
+      *unknown_count = 1;
+  }
   return v;
+}
+
+// Axes unknown until run time: the rank is known, the dims are not.
+std::vector<Dim> fresh_dims(size_t rank) {
+  std::vector<Dim> dims;
+  for (size_t i = 0; i < rank; i++) dims.push_back(Dim::fresh());
+  return dims;
 }
 
 std::vector<bool> axis_mask(const std::vector<int64_t>& axes, size_t rank, const std::string& op) {
@@ -82,7 +96,14 @@ Attributes Squeeze::attributes() const {
 std::vector<Fact> Squeeze::output_facts(const FactRefs& inputs) const {
   expect_inputs(name(), inputs.size(), 1, 2);
   const Fact& in = required(inputs, 0, name());
-  auto axes = axes_of(axes_, inputs.size(), inputs.size() > 1 ? inputs[1] : nullptr, name());
+  std::optional<int64_t> count;
+  auto axes = axes_of(axes_, inputs, &count);
+  if (!axes && count) {
+    KILN_ENSURE(*count <= static_cast<int64_t>(in.rank()), "Squeeze: {} axes for rank {}", *count,
+                in.rank());
+    return {Fact(in.dt, fresh_dims(in.rank() - static_cast<size_t>(*count)))};
+  }
+  KILN_ENSURE(axes || inputs.size() < 2 || !inputs[1], "Squeeze: axes must be known");
   return {with_dims_value(in, squeeze_dims(in.shape, axes))};
 }
 
@@ -101,7 +122,9 @@ Attributes Unsqueeze::attributes() const {
 std::vector<Fact> Unsqueeze::output_facts(const FactRefs& inputs) const {
   expect_inputs(name(), inputs.size(), 1, 2);
   const Fact& in = required(inputs, 0, name());
-  auto axes = axes_of(axes_, inputs.size(), inputs.size() > 1 ? inputs[1] : nullptr, name());
+  std::optional<int64_t> count;
+  auto axes = axes_of(axes_, inputs, &count);
+  if (!axes && count) return {Fact(in.dt, fresh_dims(in.rank() + static_cast<size_t>(*count)))};
   KILN_ENSURE(axes.has_value(), "Unsqueeze: axes are required");
   return {with_dims_value(in, unsqueeze_dims(in.shape, *axes))};
 }
