@@ -100,9 +100,10 @@ std::vector<Fact> Slice::output_facts(const FactRefs& inputs) const {
     known.push_back(inputs[i]->known_i64_values());
     missing_known = missing_known || !known.back();
   }
-  auto p = params(known, data.rank());
   Fact out(data.dt, data.shape);
-  if (!p || (missing_known && !starts_)) {
+  std::optional<Params> p;
+  if (!missing_known || starts_) p = params(known, data.rank());
+  if (!p) {
     // Unknown bounds: the sliced axes (all when unknown too) get fresh dims.
     std::vector<bool> sliced(data.rank(), true);
     if (known.size() > 2 && known[2]) {

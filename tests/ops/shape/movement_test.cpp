@@ -133,3 +133,11 @@ TEST(ShapeTile, Repeats) {
             "2*S,2,f32");
   EXPECT_THROW(eval_op(op, {f32s({2}, {1, 2}), i64s({1, 1})}), Error);
 }
+
+TEST(ShapeSlice, UnknownBoundsGiveFreshDimsOnSlicedAxes) {
+  ops::Slice op;
+  auto f = facts_of(op, {Fact::parse("S,4,f32"), Fact::parse("1,i64"), Fact::parse("1,i64"),
+                         Fact::constant(i64s({1}))});
+  EXPECT_EQ(f[0].shape[0], Dim::symbol("S"));
+  EXPECT_FALSE(f[0].shape[1].is_int());
+}
