@@ -1,0 +1,140 @@
+#include "ops/shape/squeeze.h"
+
+#include "ops/shape/common.h"
+
+namespace kiln::ops {
+namespace {
+
+// The axes to use: the attribute, else the known values of input 1, else nullopt (none given
+// or not known before running; `unknown_count` then says how many there are, when known).
+std::optional<std::vector<int64_t>> axes_of(const std::optional<std::vector<int64_t>>& attr,
+                                            const FactRefs& inputs,
+                                            std::optional<int64_t>* unknown_count) {
+  if (attr) return attr;
+  if (inputs.size() < 2 || !inputs[1]) return std::nullopt;
+  auto v = inputs[1]->known_i64_values();
+  if (!v && unknown_count) {
+    const Fact& f = *inputs[1];
+    if (f.rank() == 1 && f.shape[0].is_int())
+      *unknown_count = f.shape[0].to_int();
+    else if (f.rank() == 0)
+      *unknown_count = 1;
+  }
+  return v;
+}
+
+// Axes unknown until run time: the rank is known, the dims are not.
+std::vector<Dim> fresh_dims(size_t rank) {
+  std::vector<Dim> dims;
+  for (size_t i = 0; i < rank; i++) dims.push_back(Dim::fresh());
+  return dims;
+}
+
+std::vector<bool> axis_mask(const std::vector<int64_t>& axes, size_t rank, const std::string& op) {
+  std::vector<bool> mask(rank, false);
+  for (int64_t a : axes) {
+    size_t n = normalize_axis(a, rank, op);
+    KILN_ENSURE(!mask[n], "{}: axis {} repeated", op, a);
+    mask[n] = true;
+  }
+  return mask;
+}
+
+// Without axes, removes the dims equal to 1 (symbolic dims are assumed not to be 1).
+std::vector<Dim> squeeze_dims(const std::vector<Dim>& in,
+                              const std::optional<std::vector<int64_t>>& axes) {
+  std::vector<Dim> out;
+  if (!axes) {
+    for (const auto& d : in)
+      if (d != Dim(1)) out.push_back(d);
+    return out;
+  }
+  auto mask = axis_mask(*axes, in.size(), "Squeeze");
+  for (size_t i = 0; i < in.size(); i++) {
+    if (mask[i]) {
+      KILN_ENSURE(in[i] == Dim(1) || !in[i].is_int(), "Squeeze: cannot squeeze axis {} of size {}",
+                  i, in[i].to_string());
+      continue;
+    }
+    out.push_back(in[i]);
+  }
+  return out;
+}
+
+std::vector<Dim> unsqueeze_dims(const std::vector<Dim>& in, const std::vector<int64_t>& axes) {
+  size_t rank = in.size() + axes.size();
+  auto mask = axis_mask(axes, rank, "Unsqueeze");
+  std::vector<Dim> out;
+  size_t j = 0;
+  for (size_t i = 0; i < rank; i++) out.push_back(mask[i] ? Dim(1) : in[j++]);
+  return out;
+}
+
+std::vector<Dim> to_dims(const Shape& s) {
+  return {s.begin(), s.end()};
+}
+
+Shape to_shape(const std::vector<Dim>& dims) {
+  Shape s;
+  for (const auto& d : dims) s.push_back(d.to_int());
+  return s;
+}
+
+Fact with_dims_value(const Fact& in, std::vector<Dim> shape) {
+  Fact out(in.dt, std::move(shape));
+  if (in.dims_value && out.rank() <= 1) out.dims_value = in.dims_value;
+  return out;
+}
+
+}  // namespace
+
+Attributes Squeeze::attributes() const {
+  if (!axes_) return {};
+  return {{"axes", ints_to_string(*axes_)}};
+}
+
+std::vector<Fact> Squeeze::output_facts(const FactRefs& inputs) const {
+  expect_inputs(name(), inputs.size(), 1, 2);
+  const Fact& in = required(inputs, 0, name());
+  std::optional<int64_t> count;
+  auto axes = axes_of(axes_, inputs, &count);
+  if (!axes && count) {
+    KILN_ENSURE(*count <= static_cast<int64_t>(in.rank()), "Squeeze: {} axes for rank {}", *count,
+                in.rank());
+    return {Fact(in.dt, fresh_dims(in.rank() - static_cast<size_t>(*count)))};
+  }
+  KILN_ENSURE(axes || inputs.size() < 2 || !inputs[1], "Squeeze: axes must be known");
+  return {with_dims_value(in, squeeze_dims(in.shape, axes))};
+}
+
+void Squeeze::eval(EvalContext& ctx, const TensorRefs& inputs) const {
+  const Tensor& in = required(inputs, 0, name());
+  std::optional<std::vector<int64_t>> axes = axes_;
+  if (!axes && inputs.size() > 1 && inputs[1]) axes = index_values(*inputs[1], name());
+  ctx.set_output(0, in.reshaped(to_shape(squeeze_dims(to_dims(in.shape()), axes))));
+}
+
+Attributes Unsqueeze::attributes() const {
+  if (!axes_) return {};
+  return {{"axes", ints_to_string(*axes_)}};
+}
+
+std::vector<Fact> Unsqueeze::output_facts(const FactRefs& inputs) const {
+  expect_inputs(name(), inputs.size(), 1, 2);
+  const Fact& in = required(inputs, 0, name());
+  std::optional<int64_t> count;
+  auto axes = axes_of(axes_, inputs, &count);
+  if (!axes && count) return {Fact(in.dt, fresh_dims(in.rank() + static_cast<size_t>(*count)))};
+  KILN_ENSURE(axes.has_value(), "Unsqueeze: axes are required");
+  return {with_dims_value(in, unsqueeze_dims(in.shape, *axes))};
+}
+
+void Unsqueeze::eval(EvalContext& ctx, const TensorRefs& inputs) const {
+  const Tensor& in = required(inputs, 0, name());
+  std::optional<std::vector<int64_t>> axes = axes_;
+  if (!axes && inputs.size() > 1 && inputs[1]) axes = index_values(*inputs[1], name());
+  KILN_ENSURE(axes.has_value(), "Unsqueeze: axes are required");
+  ctx.set_output(0, in.reshaped(to_shape(unsqueeze_dims(to_dims(in.shape()), *axes))));
+}
+
+}  // namespace kiln::ops

@@ -1,0 +1,61 @@
+#include "ops/shape/transpose.h"
+
+#include <array>
+
+#include "core/broadcast.h"
+#include "ops/shape/common.h"
+
+namespace kiln::ops {
+
+Attributes Transpose::attributes() const {
+  if (!perm_) return {};
+  return {{"perm", ints_to_string(*perm_)}};
+}
+
+std::vector<size_t> Transpose::perm_for(size_t rank) const {
+  std::vector<size_t> perm;
+  if (!perm_) {
+    for (size_t i = rank; i-- > 0;) perm.push_back(i);
+    return perm;
+  }
+  KILN_ENSURE(perm_->size() == rank, "Transpose: perm {} has {} entries for rank {}",
+              ints_to_string(*perm_), perm_->size(), rank);
+  std::vector<bool> seen(rank, false);
+  for (int64_t p : *perm_) {
+    size_t a = normalize_axis(p, rank, name());
+    KILN_ENSURE(!seen[a], "Transpose: perm {} repeats axis {}", ints_to_string(*perm_), p);
+    seen[a] = true;
+    perm.push_back(a);
+  }
+  return perm;
+}
+
+std::vector<Fact> Transpose::output_facts(const FactRefs& inputs) const {
+  expect_inputs(name(), inputs.size(), 1, 1);
+  const Fact& in = required(inputs, 0, name());
+  std::vector<Dim> out;
+  for (size_t a : perm_for(in.rank())) out.push_back(in.shape[a]);
+  return {Fact(in.dt, out)};
+}
+
+void Transpose::eval(EvalContext& ctx, const TensorRefs& inputs) const {
+  const Tensor& in = required(inputs, 0, name());
+  auto perm = perm_for(in.rank());
+  auto strides = contiguous_strides(in.shape());
+  Shape out_shape;
+  std::array<std::vector<int64_t>, 1> in_strides;
+  for (size_t a : perm) {
+    out_shape.push_back(in.dim(a));
+    in_strides[0].push_back(strides[a]);
+  }
+  Tensor& out = ctx.output(0, in.dtype(), out_shape);
+  dispatch_any(in.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T* src = in.data<T>();
+    T* dst = out.data<T>();
+    for_each_broadcast<1>(out_shape, in_strides,
+                          [&](int64_t i, const std::array<int64_t, 1>& o) { dst[i] = src[o[0]]; });
+  });
+}
+
+}  // namespace kiln::ops

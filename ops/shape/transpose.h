@@ -1,0 +1,25 @@
+// Transpose: permutes the axes (default: reverses them).
+#pragma once
+
+#include <optional>
+
+#include "core/op.h"
+
+namespace kiln::ops {
+
+class Transpose : public Op {
+ public:
+  explicit Transpose(std::optional<std::vector<int64_t>> perm = std::nullopt)
+      : perm_(std::move(perm)) {}
+  std::string name() const override { return "Transpose"; }
+  Attributes attributes() const override;
+  std::vector<Fact> output_facts(const FactRefs& inputs) const override;
+  void eval(EvalContext& ctx, const TensorRefs& inputs) const override;
+  Cost cost(const FactRefs&) const override { return {}; }
+
+ private:
+  std::vector<size_t> perm_for(size_t rank) const;
+  std::optional<std::vector<int64_t>> perm_;
+};
+
+}  // namespace kiln::ops
