@@ -13,7 +13,9 @@ using ops::NllLoss;
 using ops::SoftmaxCrossEntropyLoss;
 
 // N=2, C=3 "log-probabilities" chosen by hand.
-Tensor input() { return f32({2, 3}, {-1, -2, -3, -4, -5, -6}); }
+Tensor input() {
+  return f32({2, 3}, {-1, -2, -3, -4, -5, -6});
+}
 
 TEST(NllLossOp, Reductions) {
   Tensor target = i64({2}, {2, 0});
@@ -32,8 +34,7 @@ TEST(NllLossOp, WeightsAndIgnoreIndex) {
   expect_values<float>(
       run(NllLoss(LossReduction::Mean, std::nullopt), {input(), target, weight})[0], {}, {3.2f});
   // The ignored sample counts neither in the sum nor in the weights.
-  expect_values<float>(run(NllLoss(LossReduction::Mean, 0), {input(), target, weight})[0], {},
-                       {3});
+  expect_values<float>(run(NllLoss(LossReduction::Mean, 0), {input(), target, weight})[0], {}, {3});
   expect_values<float>(run(NllLoss(LossReduction::None, -1), {input(), i64({2}, {-1, 1})})[0], {2},
                        {0, 5});
 }
@@ -66,9 +67,9 @@ TEST(SoftmaxCrossEntropyLossOp, MeanAndLogProb) {
   auto out = run(op, {scores, labels}, 2);
   // log-softmax rows: [1,2,3] -> x - 3.40760596; [1,1,1] -> -log(3).
   expect_values<float>(out[0], {}, {(0.40760596f + 1.09861229f) / 2});
-  expect_values<float>(out[1], {2, 3},
-                       {-2.40760596f, -1.40760596f, -0.40760596f, -1.09861229f, -1.09861229f,
-                        -1.09861229f});
+  expect_values<float>(
+      out[1], {2, 3},
+      {-2.40760596f, -1.40760596f, -0.40760596f, -1.09861229f, -1.09861229f, -1.09861229f});
   Tensor weight = f32({3}, {2, 1, 0.5});
   auto weighted = run(op, {scores, labels, weight});
   expect_values<float>(weighted[0], {}, {(0.40760596f * 0.5f + 1.09861229f * 2) / 2.5f});

@@ -10,7 +10,9 @@ using namespace reduce_test;
 using ops::Softmax;
 using ops::SoftmaxKind;
 
-Tensor sample() { return f32({2, 3}, {1, 2, 3, 4, 5, 6}); }
+Tensor sample() {
+  return f32({2, 3}, {1, 2, 3, 4, 5, 6});
+}
 
 TEST(SoftmaxOp, AlongLastAxis) {
   // e^k / (e + e^2 + e^3), by hand.
@@ -44,8 +46,7 @@ TEST(SoftmaxOp, Coerce2dFlattensFromAxis) {
 
 TEST(SoftmaxOp, HardmaxPicksFirstMaximum) {
   Tensor x = f32({2, 3}, {3, 1, 3, 0, 2, 1});
-  expect_values<float>(run(Softmax(SoftmaxKind::Hardmax, -1), {x})[0], {2, 3},
-                       {1, 0, 0, 0, 1, 0});
+  expect_values<float>(run(Softmax(SoftmaxKind::Hardmax, -1), {x})[0], {2, 3}, {1, 0, 0, 0, 1, 0});
   expect_values<float>(run(Softmax(SoftmaxKind::Hardmax, 0), {x})[0], {2, 3}, {1, 0, 1, 0, 1, 0});
 }
 

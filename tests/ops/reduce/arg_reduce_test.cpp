@@ -10,7 +10,9 @@ using namespace reduce_test;
 using ops::ArgReduce;
 
 // [[2, 1, 2], [0, 3, 3]]
-Tensor sample() { return f32({2, 3}, {2, 1, 2, 0, 3, 3}); }
+Tensor sample() {
+  return f32({2, 3}, {2, 1, 2, 0, 3, 3});
+}
 
 TEST(ArgReduceOp, FirstAndLastIndex) {
   expect_values<int64_t>(run(ArgReduce(true, 1, true, false), {sample()})[0], {2, 1}, {0, 1});

@@ -26,7 +26,9 @@ inline std::vector<Fact> facts(const Op& op, const std::vector<Fact>& inputs) {
   return op.output_facts(refs);
 }
 
-inline std::vector<Fact> facts(const Op& op, const FactRefs& refs) { return op.output_facts(refs); }
+inline std::vector<Fact> facts(const Op& op, const FactRefs& refs) {
+  return op.output_facts(refs);
+}
 
 template <typename T>
 void expect_values(const Tensor& t, const Shape& shape, const std::vector<T>& expected,

@@ -15,7 +15,9 @@ using ops::ReduceKind;
 const float kInf = std::numeric_limits<float>::infinity();
 
 // [[1, 2, 3], [4, 5, 6]]
-Tensor sample() { return f32({2, 3}, {1, 2, 3, 4, 5, 6}); }
+Tensor sample() {
+  return f32({2, 3}, {1, 2, 3, 4, 5, 6});
+}
 
 float reduce_one(ReduceKind kind, const Tensor& x) {
   Reduce op(kind, std::vector<int64_t>{}, false);
