@@ -158,11 +158,11 @@ void reduce_typed(ReduceKind kind, const Tensor& in, const std::vector<int64_t>&
     case ReduceKind::Prod:
       visit([](Acc& a, Acc v) { a *= v; });
       break;
-    case ReduceKind::Max:
-      visit([](Acc& a, Acc v) { a = v > a ? v : a; });
+    case ReduceKind::Max:  // NaN propagates, as in numpy.
+      visit([](Acc& a, Acc v) { a = v > a || v != v ? v : a; });
       break;
     case ReduceKind::Min:
-      visit([](Acc& a, Acc v) { a = v < a ? v : a; });
+      visit([](Acc& a, Acc v) { a = v < a || v != v ? v : a; });
       break;
     case ReduceKind::L1:
       visit([](Acc& a, Acc v) {

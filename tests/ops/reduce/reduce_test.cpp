@@ -44,6 +44,9 @@ TEST(ReduceOp, AllKindsOverAllAxes) {
   Tensor neg = f32({3}, {-1, 2, -3});
   EXPECT_FLOAT_EQ(reduce_one(ReduceKind::L1, neg), 6);
   EXPECT_FLOAT_EQ(reduce_one(ReduceKind::Max, neg), 2);
+  Tensor nan = f32({3}, {1, std::numeric_limits<float>::quiet_NaN(), 3});
+  EXPECT_TRUE(std::isnan(reduce_one(ReduceKind::Max, nan)));
+  EXPECT_TRUE(std::isnan(reduce_one(ReduceKind::Min, nan)));
 }
 
 TEST(ReduceOp, LogSumExpIsStableOnLargeValues) {
