@@ -3,6 +3,7 @@
 #include <limits>
 
 #include "core/error.h"
+#include "ops/nn/softmax.h"
 
 namespace kiln::ops {
 
@@ -115,8 +116,7 @@ std::vector<Fact> NllLoss::output_facts(const FactRefs& inputs) const {
 
 void NllLoss::eval(EvalContext& ctx, const TensorRefs& inputs) const {
   const Tensor& input = required(inputs, 0, name());
-  std::vector<double> logp(static_cast<size_t>(input.numel()));
-  for (int64_t i = 0; i < input.numel(); i++) logp[i] = input.value_as_double(i);
+  std::vector<double> logp = tensor_to_doubles(input);
   const Tensor* weight = inputs.size() > 2 ? inputs[2] : nullptr;
   nll_loss_eval(name(), ctx, logp, input, required(inputs, 1, name()), weight, reduction_,
                 ignore_index_);

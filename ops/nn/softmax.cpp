@@ -42,6 +42,16 @@ std::vector<Fact> Softmax::output_facts(const FactRefs& inputs) const {
   return {Fact(x.dt, x.shape)};
 }
 
+std::vector<double> tensor_to_doubles(const Tensor& t) {
+  std::vector<double> out(static_cast<size_t>(t.numel()));
+  dispatch_numeric(t.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T* p = t.data<T>();
+    for (size_t i = 0; i < out.size(); i++) out[i] = static_cast<double>(p[i]);
+  });
+  return out;
+}
+
 void softmax_rows(const double* x, double* y, int64_t outer, int64_t n, int64_t inner, bool log) {
   for (int64_t o = 0; o < outer; o++) {
     for (int64_t i = 0; i < inner; i++) {
@@ -74,8 +84,7 @@ void Softmax::eval(EvalContext& ctx, const TensorRefs& inputs) const {
   }
   Tensor& out = ctx.output(0, x.dtype(), x.shape());
   int64_t total = x.numel();
-  std::vector<double> in(static_cast<size_t>(total)), res(static_cast<size_t>(total));
-  for (int64_t i = 0; i < total; i++) in[i] = x.value_as_double(i);
+  std::vector<double> in = tensor_to_doubles(x), res(static_cast<size_t>(total));
   if (kind_ == SoftmaxKind::Hardmax) {
     for (int64_t o = 0; o < outer; o++) {
       for (int64_t i = 0; i < inner; i++) {

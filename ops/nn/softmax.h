@@ -25,6 +25,9 @@ class Softmax : public Op {
 };
 
 // Softmax / log-softmax of rows: `outer` blocks of `n` values with stride `inner`, in double.
+// All elements of a numeric tensor as doubles (one type dispatch, not one per element).
+std::vector<double> tensor_to_doubles(const Tensor& t);
+
 void softmax_rows(const double* x, double* y, int64_t outer, int64_t n, int64_t inner, bool log);
 
 }  // namespace kiln::ops

@@ -24,8 +24,7 @@ void SoftmaxCrossEntropyLoss::eval(EvalContext& ctx, const TensorRefs& inputs) c
   KILN_ENSURE(scores.rank() >= 2, "{}: scores must have rank >= 2", name());
   int64_t n = scores.dim(0), c = scores.dim(1);
   int64_t d = n * c > 0 ? scores.numel() / (n * c) : 0;
-  std::vector<double> x(static_cast<size_t>(scores.numel())), logp(x.size());
-  for (int64_t i = 0; i < scores.numel(); i++) x[i] = scores.value_as_double(i);
+  std::vector<double> x = tensor_to_doubles(scores), logp(x.size());
   softmax_rows(x.data(), logp.data(), n, c, d, true);
   const Tensor* weight = inputs.size() > 2 ? inputs[2] : nullptr;
   nll_loss_eval(name(), ctx, logp, scores, required(inputs, 1, name()), weight, reduction_,
