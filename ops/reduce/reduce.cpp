@@ -1,0 +1,267 @@
+#include "ops/reduce/reduce.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <type_traits>
+
+#include "core/broadcast.h"
+#include "core/error.h"
+
+namespace kiln::ops {
+
+std::string reduce_kind_name(ReduceKind kind) {
+  switch (kind) {
+    case ReduceKind::Sum:
+      return "ReduceSum";
+    case ReduceKind::Mean:
+      return "ReduceMean";
+    case ReduceKind::Max:
+      return "ReduceMax";
+    case ReduceKind::Min:
+      return "ReduceMin";
+    case ReduceKind::Prod:
+      return "ReduceProd";
+    case ReduceKind::L1:
+      return "ReduceL1";
+    case ReduceKind::L2:
+      return "ReduceL2";
+    case ReduceKind::LogSum:
+      return "ReduceLogSum";
+    case ReduceKind::LogSumExp:
+      return "ReduceLogSumExp";
+    case ReduceKind::SumSquare:
+      return "ReduceSumSquare";
+  }
+  return "Reduce";
+}
+
+Attributes Reduce::attributes() const {
+  Attributes attrs;
+  if (axes_) {
+    std::string text;
+    for (size_t i = 0; i < axes_->size(); i++) text += (i ? "," : "") + std::to_string((*axes_)[i]);
+    attrs.emplace_back("axes", text);
+  }
+  attrs.emplace_back("keepdims", keepdims_ ? "1" : "0");
+  if (noop_) attrs.emplace_back("noop_with_empty_axes", "1");
+  return attrs;
+}
+
+std::optional<std::vector<size_t>> Reduce::resolve_axes(
+    const std::optional<std::vector<int64_t>>& axes, size_t rank) const {
+  std::vector<size_t> out;
+  if (!axes || axes->empty()) {
+    // Axes given as an (absent or empty) input honour noop_with_empty_axes.
+    if (noop_ && !axes_) return std::nullopt;
+    for (size_t i = 0; i < rank; i++) out.push_back(i);
+    return out;
+  }
+  for (int64_t a : *axes) out.push_back(normalize_axis(a, rank, name()));
+  std::sort(out.begin(), out.end());
+  KILN_ENSURE(std::adjacent_find(out.begin(), out.end()) == out.end(), "{}: repeated axis", name());
+  return out;
+}
+
+std::vector<Fact> Reduce::output_facts(const FactRefs& inputs) const {
+  expect_inputs(name(), inputs.size(), 1, axes_ ? 1 : 2);
+  const Fact& data = required(inputs, 0, name());
+  KILN_ENSURE(is_numeric(data.dt), "{}: unsupported input type {}", name(), name_of(data.dt));
+  std::optional<std::vector<int64_t>> axes = axes_;
+  if (!axes_ && inputs.size() > 1 && inputs[1]) {
+    const Fact& a = *inputs[1];
+    KILN_ENSURE(a.dt == DatumType::I64 || a.dt == DatumType::I32, "{}: axes must be int64, got {}",
+                name(), name_of(a.dt));
+    KILN_ENSURE(a.rank() == 1, "{}: axes must be 1-D, got rank {}", name(), a.rank());
+    axes = a.known_i64_values();
+    if (!axes && a.shape[0] == Dim(0)) axes = std::vector<int64_t>{};
+    if (!axes) {
+      // Which axes go away is only known at run time: keep the rank, the dims are unknown.
+      // Without keepdims, the rank is still known when the number of axes is.
+      std::optional<int64_t> count = a.shape[0].as_int();
+      KILN_ENSURE(keepdims_ || count,
+                  "{}: axes are not constant and their number is unknown with keepdims=0, so "
+                  "the output rank cannot be inferred",
+                  name());
+      std::vector<Dim> shape;
+      if (keepdims_) {
+        for (const Dim& d : data.shape) shape.push_back(d == Dim(1) ? Dim(1) : Dim::fresh());
+      } else {
+        KILN_ENSURE(*count <= static_cast<int64_t>(data.rank()),
+                    "{}: {} axes for an input of rank {}", name(), *count, data.rank());
+        for (size_t i = 0; i < data.rank() - static_cast<size_t>(*count); i++)
+          shape.push_back(Dim::fresh());
+      }
+      return {Fact(data.dt, std::move(shape))};
+    }
+  }
+  auto resolved = resolve_axes(axes, data.rank());
+  if (!resolved) return {Fact(data.dt, data.shape)};
+  std::vector<Dim> shape;
+  for (size_t i = 0; i < data.rank(); i++) {
+    bool reduced = std::find(resolved->begin(), resolved->end(), i) != resolved->end();
+    if (!reduced)
+      shape.push_back(data.shape[i]);
+    else if (keepdims_)
+      shape.emplace_back(1);
+  }
+  return {Fact(data.dt, std::move(shape))};
+}
+
+namespace {
+
+template <typename T>
+using AccOf =
+    std::conditional_t<std::is_floating_point_v<T> || std::is_same_v<T, f16> ||
+                           std::is_same_v<T, bf16>,
+                       double, std::conditional_t<std::is_signed_v<T>, int64_t, uint64_t>>;
+
+template <typename T>
+T from_double(double v) {
+  if constexpr (std::is_same_v<T, f16> || std::is_same_v<T, bf16>)
+    return T(static_cast<float>(v));
+  else
+    return static_cast<T>(v);
+}
+
+template <typename T>
+void reduce_typed(ReduceKind kind, const Tensor& in, const std::vector<int64_t>& out_strides,
+                  Tensor& out) {
+  using Acc = AccOf<T>;
+  constexpr bool kFloat = std::is_same_v<Acc, double>;
+  const T* x = in.data<T>();
+  T* y = out.data<T>();
+  int64_t n_out = out.numel();
+  int64_t count = n_out > 0 ? in.numel() / n_out : 0;
+  std::vector<Acc> acc(static_cast<size_t>(n_out));
+  Acc init = 0;
+  if (kind == ReduceKind::Prod) init = 1;
+  if (kind == ReduceKind::Max || kind == ReduceKind::LogSumExp)
+    init = kFloat ? -std::numeric_limits<Acc>::infinity()
+                  : static_cast<Acc>(std::numeric_limits<T>::lowest());
+  if (kind == ReduceKind::Min)
+    init = kFloat ? std::numeric_limits<Acc>::infinity()
+                  : static_cast<Acc>(std::numeric_limits<T>::max());
+  std::fill(acc.begin(), acc.end(), init);
+  std::array<std::vector<int64_t>, 1> strides{out_strides};
+  auto visit = [&](auto&& f) {
+    for_each_broadcast<1>(in.shape(), strides, [&](int64_t i, const std::array<int64_t, 1>& o) {
+      f(acc[o[0]], static_cast<Acc>(x[i]));
+    });
+  };
+  switch (kind) {
+    case ReduceKind::Sum:
+    case ReduceKind::Mean:
+    case ReduceKind::LogSum:
+      visit([](Acc& a, Acc v) { a += v; });
+      break;
+    case ReduceKind::Prod:
+      visit([](Acc& a, Acc v) { a *= v; });
+      break;
+    case ReduceKind::Max:  // NaN propagates, as in numpy.
+      visit([](Acc& a, Acc v) { a = v > a || v != v ? v : a; });
+      break;
+    case ReduceKind::Min:
+      visit([](Acc& a, Acc v) { a = v < a || v != v ? v : a; });
+      break;
+    case ReduceKind::L1:
+      visit([](Acc& a, Acc v) {
+        if constexpr (std::is_signed_v<Acc>)
+          a += v < 0 ? -v : v;
+        else
+          a += v;
+      });
+      break;
+    case ReduceKind::L2:
+    case ReduceKind::SumSquare:
+      visit([](Acc& a, Acc v) { a += v * v; });
+      break;
+    case ReduceKind::LogSumExp: {
+      // Max first, so exp never overflows.
+      visit([](Acc& a, Acc v) { a = v > a ? v : a; });
+      std::vector<double> sum(acc.size(), 0.0);
+      for_each_broadcast<1>(in.shape(), strides, [&](int64_t i, const std::array<int64_t, 1>& o) {
+        double m = static_cast<double>(acc[o[0]]);
+        if (std::isfinite(m)) sum[o[0]] += std::exp(static_cast<double>(x[i]) - m);
+      });
+      for (int64_t j = 0; j < n_out; j++) {
+        double m = static_cast<double>(acc[j]);
+        double r = std::isfinite(m) ? m + std::log(sum[j]) : m;
+        y[j] = from_double<T>(r);
+      }
+      return;
+    }
+  }
+  for (int64_t j = 0; j < n_out; j++) {
+    double r = static_cast<double>(acc[j]);
+    switch (kind) {
+      case ReduceKind::Mean:
+        if constexpr (kFloat)
+          r = r / static_cast<double>(count);
+        else
+          r = count ? static_cast<double>(acc[j] / static_cast<Acc>(count)) : 0.0;
+        break;
+      case ReduceKind::L2:
+        r = std::sqrt(r);
+        break;
+      case ReduceKind::LogSum:
+        r = std::log(r);
+        break;
+      default:
+        if constexpr (!kFloat) {
+          // Integer results stay exact.
+          y[j] = static_cast<T>(acc[j]);
+          continue;
+        }
+        break;
+    }
+    y[j] = from_double<T>(r);
+  }
+}
+
+}  // namespace
+
+void Reduce::eval(EvalContext& ctx, const TensorRefs& inputs) const {
+  const Tensor& data = required(inputs, 0, name());
+  std::optional<std::vector<int64_t>> axes = axes_;
+  if (!axes_ && inputs.size() > 1 && inputs[1]) axes = inputs[1]->to_i64_vector();
+  auto resolved = resolve_axes(axes, data.rank());
+  if (!resolved) {
+    ctx.set_output(0, data);
+    return;
+  }
+  Shape kept = data.shape();
+  for (size_t a : *resolved) kept[a] = 1;
+  std::vector<int64_t> strides = contiguous_strides(kept);
+  for (size_t a : *resolved) strides[a] = 0;
+  Shape out_shape;
+  for (size_t i = 0; i < data.rank(); i++)
+    if (keepdims_ || std::find(resolved->begin(), resolved->end(), i) == resolved->end())
+      out_shape.push_back(kept[i]);
+  Tensor& out = ctx.output(0, data.dtype(), out_shape);
+  dispatch_numeric(data.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    reduce_typed<T>(kind_, data, strides, out);
+  });
+}
+
+Cost Reduce::cost(const FactRefs& inputs) const {
+  const Fact& data = required(inputs, 0, name());
+  Cost c;
+  auto outs = output_facts(inputs);
+  switch (kind_) {
+    case ReduceKind::LogSumExp:
+      c.other = data.volume() + outs[0].volume();
+      break;
+    case ReduceKind::Mean:
+    case ReduceKind::L2:
+    case ReduceKind::LogSum:
+      c.other = outs[0].volume();
+      break;
+    default:
+      break;
+  }
+  return c;
+}
+
+}  // namespace kiln::ops
