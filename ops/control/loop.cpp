@@ -114,6 +114,7 @@ void Loop::eval(EvalContext& ctx, const TensorRefs& inputs) const {
     for (size_t k = 0; k < num_scans_; k++) scans[k].push_back(outs[1 + num_carried_ + k].clone());
   }
   for (size_t c = 0; c < num_carried_ && c < ctx.num_outputs(); c++) ctx.set_output(c, args[2 + c]);
+  std::vector<Fact> empty_facts;
   for (size_t k = 0; k < num_scans_ && num_carried_ + k < ctx.num_outputs(); k++) {
     Shape shape;
     DatumType dt = DatumType::F32;
@@ -121,8 +122,15 @@ void Loop::eval(EvalContext& ctx, const TensorRefs& inputs) const {
       shape = scans[k][0].shape();
       dt = scans[k][0].dtype();
     } else {
-      // No iteration: the per-iteration shape comes from the body's declared facts.
-      const Fact& f = body_->fact(body_->outputs()[1 + num_carried_ + k]);
+      // No iteration ran: the per-iteration shape comes from analysing the body.
+      if (empty_facts.empty()) {
+        std::vector<Fact> facts;
+        for (size_t a = 0; a < args.size(); a++)
+          facts.push_back(a < 2 ? Fact(a == 0 ? DatumType::I64 : DatumType::Bool, Shape{})
+                                : Fact(args[a].dtype(), args[a].shape()));
+        empty_facts = runner_.analyse(facts);
+      }
+      const Fact& f = empty_facts[1 + num_carried_ + k];
       dt = f.dt;
       for (const auto& d : f.shape) shape.push_back(d.as_int().value_or(0));
     }

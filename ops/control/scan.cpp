@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "core/error.h"
@@ -179,8 +180,21 @@ void Scan::eval(EvalContext& ctx, const TensorRefs& inputs) const {
   for (size_t c = 0; c < captures; c++) caps.push_back(required(inputs, base + n + m + c, name()));
   const size_t k_out = num_scan_outputs();
   auto empty_output = [&](size_t k, int64_t batch) {
-    // No iteration ran: the slice shape comes from the body's declared facts.
-    const Fact& f = body_->fact(body_->outputs()[n + k]);
+    // No iteration ran: the slice shape comes from analysing the body.
+    std::vector<Fact> facts;
+    const size_t strip = config_.batched ? 1 : 0;
+    for (size_t i = 0; i < n + m; i++) {
+      const Tensor& t = i < n ? states[i] : scans[i - n];
+      Shape shape(t.shape().begin() + static_cast<long>(std::min(strip, t.rank())),
+                  t.shape().end());
+      if (i >= n && !shape.empty()) {
+        size_t a = normalize_axis(at_or(config_.input_axes, i - n, 0), shape.size(), "Scan axis");
+        shape.erase(shape.begin() + static_cast<long>(a));
+      }
+      facts.emplace_back(t.dtype(), shape);
+    }
+    for (const auto& t : caps) facts.emplace_back(t.dtype(), t.shape());
+    const Fact f = runner_.analyse(facts)[n + k];
     Shape shape;
     for (const auto& d : f.shape) shape.push_back(d.as_int().value_or(0));
     size_t axis = normalize_axis(at_or(config_.output_axes, k, 0), shape.size() + 1, "Scan axis");
