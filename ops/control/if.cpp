@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <optional>
+
 #include "core/error.h"
 
 namespace kiln::ops {
@@ -44,19 +46,24 @@ std::vector<Fact> If::output_facts(const FactRefs& inputs) const {
       throw;
     }
   }
+  // A branch whose analysis fails for these inputs can never run with them: the outputs are
+  // then those of the other branch.
   std::vector<Fact> t, e;
+  std::optional<Error> then_error;
   try {
     t = branch_facts(then_, inputs);
   } catch (Error& err) {
     err.with_context("in then branch");
-    throw;
+    then_error = err;
   }
   try {
     e = branch_facts(else_, inputs);
   } catch (Error& err) {
     err.with_context("in else branch");
-    throw;
+    if (then_error) throw *then_error;
+    return t;
   }
+  if (then_error) return e;
   std::vector<Fact> out;
   for (size_t i = 0; i < t.size(); i++) {
     if (t[i].same_type_and_shape(e[i]) && t[i].value && e[i].value &&
