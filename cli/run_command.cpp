@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <memory>
 
@@ -60,6 +61,7 @@ int run(const RunOptions& o) {
                    r.summary());
     }
     if (!all_ok) {
+      std::fflush(stdout);
       spdlog::error("outputs do not match {} (rtol {}, atol {})", o.assert_bundle, o.rtol, o.atol);
       return 1;
     }
