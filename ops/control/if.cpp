@@ -1,0 +1,95 @@
+#include "ops/control/if.h"
+
+#include <fmt/format.h>
+
+#include <optional>
+
+#include "core/error.h"
+
+namespace kiln::ops {
+
+If::If(IfBranch then_branch, IfBranch else_branch) {
+  then_.runner = std::make_unique<SubgraphRunner>(then_branch.graph);
+  else_.runner = std::make_unique<SubgraphRunner>(else_branch.graph);
+  then_.spec = std::move(then_branch);
+  else_.spec = std::move(else_branch);
+  for (const Branch* b : {&then_, &else_}) {
+    KILN_ENSURE(b->spec.input_map.size() == b->runner->num_inputs(),
+                "If: branch has {} inputs but {} are mapped", b->runner->num_inputs(),
+                b->spec.input_map.size());
+    for (size_t i : b->spec.input_map) KILN_ENSURE(i >= 1, "If: input 0 is the condition");
+  }
+  KILN_ENSURE(then_.runner->num_outputs() == else_.runner->num_outputs(),
+              "If: then branch has {} outputs, else branch {}", then_.runner->num_outputs(),
+              else_.runner->num_outputs());
+}
+
+std::vector<Fact> If::branch_facts(const Branch& b, const FactRefs& inputs) const {
+  std::vector<Fact> facts;
+  for (size_t i : b.spec.input_map) {
+    KILN_ENSURE(i < inputs.size() && inputs[i], "If: branch input {} is missing", i);
+    facts.push_back(*inputs[i]);
+  }
+  return b.runner->analyse(facts);
+}
+
+std::vector<Fact> If::output_facts(const FactRefs& inputs) const {
+  const Fact& cond = required(inputs, 0, name());
+  KILN_ENSURE(cond.volume().is_int() ? cond.volume().to_int() == 1 : true,
+              "If: condition must have one element, got shape [{}]", dims_to_string(cond.shape));
+  if (cond.value) {
+    bool taken = cond.value->value_as_double(0) != 0;
+    try {
+      return branch_facts(taken ? then_ : else_, inputs);
+    } catch (Error& e) {
+      e.with_context(taken ? "in then branch" : "in else branch");
+      throw;
+    }
+  }
+  // A branch whose analysis fails for these inputs can never run with them: the outputs are
+  // then those of the other branch.
+  std::vector<Fact> t, e;
+  std::optional<Error> then_error;
+  try {
+    t = branch_facts(then_, inputs);
+  } catch (Error& err) {
+    err.with_context("in then branch");
+    then_error = err;
+  }
+  try {
+    e = branch_facts(else_, inputs);
+  } catch (Error& err) {
+    err.with_context("in else branch");
+    if (then_error) throw *then_error;
+    return t;
+  }
+  if (then_error) return e;
+  std::vector<Fact> out;
+  for (size_t i = 0; i < t.size(); i++) {
+    if (t[i].same_type_and_shape(e[i]) && t[i].value && e[i].value &&
+        t[i].value->equals(*e[i].value)) {
+      out.push_back(t[i]);
+      continue;
+    }
+    out.push_back(
+        merge_facts(t[i], e[i], fmt::format("If: output {} differs between branches", i)));
+  }
+  return out;
+}
+
+void If::eval(EvalContext& ctx, const TensorRefs& inputs) const {
+  const Tensor& cond = required(inputs, 0, name());
+  KILN_ENSURE(cond.numel() == 1, "If: condition must have one element, got shape [{}]",
+              shape_to_string(cond.shape()));
+  const Branch& b = cond.value_as_double(0) != 0 ? then_ : else_;
+  std::vector<Tensor> args;
+  for (size_t i : b.spec.input_map) {
+    KILN_ENSURE(i < inputs.size() && inputs[i], "If: branch input {} is missing", i);
+    args.push_back(*inputs[i]);
+  }
+  auto outs = b.runner->run(args);
+  for (size_t i = 0; i < outs.size() && i < ctx.num_outputs(); i++)
+    ctx.set_output(i, std::move(outs[i]));
+}
+
+}  // namespace kiln::ops

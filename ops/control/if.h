@@ -1,0 +1,36 @@
+// If (ONNX): runs one of two branch graphs depending on a boolean condition.
+// Node inputs are [cond, values captured by the branches...]; each branch says which node
+// inputs feed its inputs (branches have no formal inputs, only captured values).
+#pragma once
+
+#include "core/op.h"
+#include "ops/control/subgraph_runner.h"
+
+namespace kiln::ops {
+
+struct IfBranch {
+  GraphPtr graph;
+  std::vector<size_t> input_map;  // node input index feeding each branch input
+};
+
+class If : public Op {
+ public:
+  If(IfBranch then_branch, IfBranch else_branch);
+  std::string name() const override { return "If"; }
+  std::vector<Fact> output_facts(const FactRefs& inputs) const override;
+  void eval(EvalContext& ctx, const TensorRefs& inputs) const override;
+  std::vector<std::shared_ptr<const Graph>> subgraphs() const override {
+    return {then_.spec.graph, else_.spec.graph};
+  }
+
+ private:
+  struct Branch {
+    IfBranch spec;
+    std::unique_ptr<SubgraphRunner> runner;
+  };
+  std::vector<Fact> branch_facts(const Branch& b, const FactRefs& inputs) const;
+  Branch then_;
+  Branch else_;
+};
+
+}  // namespace kiln::ops

@@ -1,0 +1,29 @@
+// Loop (ONNX): runs a body while an iteration count and/or a condition allow it.
+// Node inputs: [M (optional), cond (optional), N carried initial values..., captured values...].
+// Body inputs: [iteration, cond, N carried..., captured...]; body outputs: [cond, N carried...,
+// K scan outputs...]. Node outputs: [N final carried..., K scan outputs stacked on a new axis 0].
+#pragma once
+
+#include "core/op.h"
+#include "ops/control/subgraph_runner.h"
+
+namespace kiln::ops {
+
+class Loop : public Op {
+ public:
+  Loop(GraphPtr body, size_t num_carried);
+  std::string name() const override { return "Loop"; }
+  Attributes attributes() const override;
+  std::vector<Fact> output_facts(const FactRefs& inputs) const override;
+  void eval(EvalContext& ctx, const TensorRefs& inputs) const override;
+  bool is_deterministic() const override;
+  std::vector<std::shared_ptr<const Graph>> subgraphs() const override { return {body_}; }
+
+ private:
+  GraphPtr body_;
+  size_t num_carried_;
+  size_t num_scans_;
+  SubgraphRunner runner_;
+};
+
+}  // namespace kiln::ops

@@ -1,0 +1,161 @@
+#include "ops/control/subgraph_runner.h"
+
+#include <cstring>
+
+#include "core/error.h"
+
+namespace kiln::ops {
+
+namespace {
+
+constexpr size_t kMaxCachedGraphs = 16;
+
+bool accepts(const std::vector<Fact>& facts, const std::vector<Tensor>& inputs) {
+  if (facts.size() != inputs.size()) return false;
+  SymbolValues symbols;
+  for (size_t i = 0; i < facts.size(); i++) {
+    const Fact& f = facts[i];
+    const Tensor& t = inputs[i];
+    if (t.is_null() || t.dtype() != f.dt || t.rank() != f.rank()) return false;
+    for (size_t d = 0; d < t.rank(); d++) {
+      Dim bound = f.shape[d].substitute(symbols);
+      if (bound.is_int()) {
+        if (bound.to_int() != t.dim(d)) return false;
+      } else {
+        auto syms = bound.symbols();
+        if (syms.size() == 1 && bound == Dim::symbol(syms[0])) symbols[syms[0]] = t.dim(d);
+      }
+    }
+    if (f.value && !t.shares_storage_with(*f.value) && !t.equals(*f.value)) return false;
+  }
+  return true;
+}
+
+// Elements [begin, begin+count) of src copied to dst at dst_begin (any datum type).
+void copy_elements(const Tensor& src, int64_t begin, Tensor& dst, int64_t dst_begin,
+                   int64_t count) {
+  if (count <= 0) return;
+  if (src.dtype() == DatumType::String) {
+    const std::string* s = src.data<std::string>() + begin;
+    std::string* d = dst.data<std::string>() + dst_begin;
+    for (int64_t i = 0; i < count; i++) d[i] = s[i];
+    return;
+  }
+  size_t es = size_of(src.dtype());
+  std::memcpy(static_cast<char*>(dst.raw_data()) + static_cast<size_t>(dst_begin) * es,
+              static_cast<const char*>(src.raw_data()) + static_cast<size_t>(begin) * es,
+              static_cast<size_t>(count) * es);
+}
+
+}  // namespace
+
+SubgraphRunner::SubgraphRunner(GraphPtr body) : body_(std::move(body)) {
+  KILN_ENSURE(body_, "control-flow op without a body graph");
+}
+
+std::vector<Fact> SubgraphRunner::analyse(const std::vector<Fact>& input_facts) const {
+  KILN_ENSURE(input_facts.size() == num_inputs(), "body graph has {} inputs, given {} facts",
+              num_inputs(), input_facts.size());
+  auto entry = prepare(input_facts);
+  const Graph& g = entry->state->plan().graph();
+  std::vector<Fact> out;
+  for (const auto& o : g.outputs()) out.push_back(g.fact(o));
+  std::lock_guard<std::mutex> lock(mutex_);
+  constant_inputs_.clear();
+  for (const auto& f : input_facts) constant_inputs_.push_back(f.value != nullptr);
+  return out;
+}
+
+std::shared_ptr<SubgraphRunner::Entry> SubgraphRunner::prepare(
+    const std::vector<Fact>& facts) const {
+  auto graph = std::make_shared<Graph>(*body_);
+  for (size_t i = 0; i < facts.size(); i++) graph->set_input_fact(i, facts[i]);
+  graph->analyse();
+  auto entry = std::make_shared<Entry>();
+  entry->facts = facts;
+  entry->state = std::make_shared<State>(std::make_shared<Plan>(std::move(graph)));
+  std::lock_guard<std::mutex> lock(mutex_);
+  cache_.push_front(entry);
+  if (cache_.size() > kMaxCachedGraphs) cache_.pop_back();
+  return entry;
+}
+
+std::vector<Tensor> SubgraphRunner::run(const std::vector<Tensor>& inputs) const {
+  KILN_ENSURE(inputs.size() == num_inputs(), "body graph has {} inputs, given {} tensors",
+              num_inputs(), inputs.size());
+  std::shared_ptr<Entry> entry;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (const auto& e : cache_) {
+      if (accepts(e->facts, inputs)) {
+        entry = e;
+        break;
+      }
+    }
+  }
+  if (!entry) {
+    std::vector<Fact> facts;
+    std::vector<bool> constants;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      constants = constant_inputs_;
+    }
+    for (size_t i = 0; i < inputs.size(); i++) {
+      if (i < constants.size() && constants[i])
+        facts.push_back(Fact::constant(inputs[i]));
+      else
+        facts.emplace_back(inputs[i].dtype(), inputs[i].shape());
+    }
+    entry = prepare(facts);
+  }
+  // A State holds the buffers of one run at a time.
+  std::lock_guard<std::mutex> lock(mutex_);
+  return entry->state->run(inputs);
+}
+
+Fact without_value(Fact fact) {
+  fact.value.reset();
+  fact.dims_value.reset();
+  return fact;
+}
+
+Fact merge_facts(const Fact& a, const Fact& b, const std::string& what) {
+  KILN_ENSURE(a.dt == b.dt, "{}: type {} vs {}", what, name_of(a.dt), name_of(b.dt));
+  KILN_ENSURE(a.rank() == b.rank(), "{}: rank {} ([{}]) vs {} ([{}])", what, a.rank(),
+              dims_to_string(a.shape), b.rank(), dims_to_string(b.shape));
+  Fact out(a.dt, a.shape);
+  for (size_t d = 0; d < a.rank(); d++)
+    if (a.shape[d] != b.shape[d]) out.shape[d] = Dim::fresh();
+  return out;
+}
+
+Tensor take_along(const Tensor& t, size_t axis, int64_t index) {
+  KILN_ENSURE(axis < t.rank(), "slice axis {} out of range for rank {}", axis, t.rank());
+  KILN_ENSURE(index >= 0 && index < t.dim(axis), "slice index {} out of range [0, {})", index,
+              t.dim(axis));
+  Shape shape = t.shape();
+  shape.erase(shape.begin() + static_cast<long>(axis));
+  Tensor out(t.dtype(), shape);
+  int64_t outer = 1, inner = 1;
+  for (size_t d = 0; d < axis; d++) outer *= t.dim(d);
+  for (size_t d = axis + 1; d < t.rank(); d++) inner *= t.dim(d);
+  for (int64_t o = 0; o < outer; o++)
+    copy_elements(t, (o * t.dim(axis) + index) * inner, out, o * inner, inner);
+  return out;
+}
+
+void put_along(Tensor& out, size_t axis, int64_t index, const Tensor& slice) {
+  KILN_ENSURE(axis < out.rank(), "axis {} out of range for rank {}", axis, out.rank());
+  Shape expected = out.shape();
+  expected.erase(expected.begin() + static_cast<long>(axis));
+  KILN_ENSURE(slice.shape() == expected && slice.dtype() == out.dtype(),
+              "iteration output is {} [{}], expected {} [{}]", name_of(slice.dtype()),
+              shape_to_string(slice.shape()), name_of(out.dtype()), shape_to_string(expected));
+  int64_t outer = 1, inner = 1;
+  for (size_t d = 0; d < axis; d++) outer *= out.dim(d);
+  for (size_t d = axis + 1; d < out.rank(); d++) inner *= out.dim(d);
+  for (int64_t o = 0; o < outer; o++)
+    copy_elements(slice, o * inner, out, (o * out.dim(axis) + index) * inner, inner);
+}
+
+}  // namespace kiln::ops

@@ -1,0 +1,28 @@
+// LSTM (ONNX): gates i, o, f, c; optional peepholes, coupled input-forget gate.
+#pragma once
+
+#include "ops/recurrent/recurrent.h"
+
+namespace kiln::ops {
+
+class Lstm : public RecurrentOp {
+ public:
+  Lstm(RecurrentConfig config, bool input_forget)
+      : RecurrentOp(std::move(config)), input_forget_(input_forget) {}
+  std::string name() const override { return "LSTM"; }
+
+ protected:
+  size_t gates() const override { return 4; }
+  size_t max_inputs() const override { return 8; }
+  size_t state_outputs() const override { return 2; }
+  std::vector<Activation> default_activations() const override;
+  void step(const RnnStep& s) const override;
+  void extra_attributes(Attributes& attrs) const override {
+    if (input_forget_) attrs.push_back({"input_forget", "1"});
+  }
+
+ private:
+  bool input_forget_;
+};
+
+}  // namespace kiln::ops
