@@ -12,5 +12,6 @@ void register_reduce_ops(OpRegistry& registry);
 void register_recurrent_ops(OpRegistry& registry);
 void register_control_flow_ops(OpRegistry& registry);
 void register_misc_ops(OpRegistry& registry);
+void register_image_ops(OpRegistry& registry);
 
 }  // namespace kiln::onnx_io
