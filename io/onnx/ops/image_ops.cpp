@@ -2,6 +2,7 @@
 // quantization ops (QuantizeLinear, QLinearConv, MatMulInteger...).
 #include "io/onnx/ops/register_all.h"
 #include "io/onnx/tensor_proto.h"
+#include "ops/image/resize.h"
 #include "ops/quant/conv_integer.h"
 #include "ops/quant/dequantize_linear.h"
 #include "ops/quant/dynamic_quantize_linear.h"
@@ -23,6 +24,49 @@ ops::quant::ConvGeometry conv_geometry(NodeContext& ctx) {
   g.pads = ctx.attr_ints("pads", std::vector<int64_t>{});
   g.group = ctx.attr_int("group", 1);
   return g;
+}
+
+// Resize-10 and Upsample: asymmetric coordinates, nearest picks like the original Upsample.
+ops::Resize::Options legacy_resize_options(NodeContext& ctx) {
+  ops::Resize::Options o;
+  o.mode = ops::Resize::parse_mode(ctx.attr_string("mode", "nearest"));
+  o.coord = ops::Resize::Coord::Asymmetric;
+  o.nearest = ops::Resize::Nearest::Simple;
+  return o;
+}
+
+void register_resize_ops(OpRegistry& registry) {
+  registry.add("Resize", [](NodeContext& ctx) {
+    if (ctx.opset() < 11) {
+      auto op = std::make_shared<ops::Resize>(legacy_resize_options(ctx));
+      ctx.set_output(0, ctx.add_node("", op, {ctx.input(0), Outlet{}, ctx.input(1), Outlet{}}));
+      return;
+    }
+    ops::Resize::Options o;
+    o.mode = ops::Resize::parse_mode(ctx.attr_string("mode", "nearest"));
+    o.coord =
+        ops::Resize::parse_coord(ctx.attr_string("coordinate_transformation_mode", "half_pixel"));
+    o.nearest = ops::Resize::parse_nearest(ctx.attr_string("nearest_mode", "round_prefer_floor"));
+    o.cubic_coeff_a = ctx.attr_float("cubic_coeff_a", -0.75f);
+    o.exclude_outside = ctx.attr_int("exclude_outside", 0) != 0;
+    o.extrapolation_value = ctx.attr_float("extrapolation_value", 0.f);
+    o.antialias = ctx.attr_int("antialias", 0) != 0;
+    o.axes = ctx.attr_ints("axes", std::vector<int64_t>{});
+    o.aspect = ops::Resize::parse_aspect(ctx.attr_string("keep_aspect_ratio_policy", "stretch"));
+    ctx.wire(std::make_shared<ops::Resize>(o));
+  });
+  registry.add("Upsample", [](NodeContext& ctx) {
+    auto op = std::make_shared<ops::Resize>(legacy_resize_options(ctx), "Upsample");
+    Outlet scales;
+    if (ctx.opset() < 9) {
+      std::vector<float> s = ctx.attr_floats("scales");
+      scales =
+          ctx.add_const("scales", Tensor::from_vector<float>({static_cast<int64_t>(s.size())}, s));
+    } else {
+      scales = ctx.input(1);
+    }
+    ctx.set_output(0, ctx.add_node("", op, {ctx.input(0), Outlet{}, scales, Outlet{}}));
+  });
 }
 
 void register_quant_ops(OpRegistry& registry) {
@@ -60,6 +104,7 @@ void register_quant_ops(OpRegistry& registry) {
 }  // namespace
 
 void register_image_ops(OpRegistry& registry) {
+  register_resize_ops(registry);
   register_quant_ops(registry);
 }
 
