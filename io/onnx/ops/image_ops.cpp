@@ -2,7 +2,13 @@
 // quantization ops (QuantizeLinear, QLinearConv, MatMulInteger...).
 #include "io/onnx/ops/register_all.h"
 #include "io/onnx/tensor_proto.h"
+#include "ops/image/depth_to_space.h"
+#include "ops/image/grid_sample.h"
+#include "ops/image/max_unpool.h"
+#include "ops/image/non_max_suppression.h"
 #include "ops/image/resize.h"
+#include "ops/image/roi_align.h"
+#include "ops/image/space_to_depth.h"
 #include "ops/quant/conv_integer.h"
 #include "ops/quant/dequantize_linear.h"
 #include "ops/quant/dynamic_quantize_linear.h"
@@ -69,6 +75,48 @@ void register_resize_ops(OpRegistry& registry) {
   });
 }
 
+void register_sampling_ops(OpRegistry& registry) {
+  registry.add("DepthToSpace", [](NodeContext& ctx) {
+    std::string mode = ctx.attr_string("mode", "DCR");
+    KILN_ENSURE(mode == "DCR" || mode == "CRD", "DepthToSpace: unknown mode '{}'", mode);
+    ctx.wire(std::make_shared<ops::DepthToSpace>(ctx.attr_int("blocksize"), mode == "CRD"));
+  });
+  registry.add("SpaceToDepth", [](NodeContext& ctx) {
+    ctx.wire(std::make_shared<ops::SpaceToDepth>(ctx.attr_int("blocksize")));
+  });
+  registry.add("GridSample", [](NodeContext& ctx) {
+    ctx.wire(std::make_shared<ops::GridSample>(
+        ops::GridSample::parse_mode(
+            ctx.attr_string("mode", ctx.opset() >= 20 ? "linear" : "bilinear")),
+        ops::GridSample::parse_padding(ctx.attr_string("padding_mode", "zeros")),
+        ctx.attr_int("align_corners", 0) != 0));
+  });
+  registry.add("RoiAlign", [](NodeContext& ctx) {
+    ops::RoiAlign::Options o;
+    std::string mode = ctx.attr_string("mode", "avg");
+    KILN_ENSURE(mode == "avg" || mode == "max", "RoiAlign: unknown mode '{}'", mode);
+    o.max_mode = mode == "max";
+    o.output_height = ctx.attr_int("output_height", 1);
+    o.output_width = ctx.attr_int("output_width", 1);
+    o.sampling_ratio = ctx.attr_int("sampling_ratio", 0);
+    o.spatial_scale = ctx.attr_float("spatial_scale", 1.f);
+    std::string ctm = ctx.attr_string("coordinate_transformation_mode",
+                                      ctx.opset() >= 16 ? "half_pixel" : "output_half_pixel");
+    KILN_ENSURE(ctm == "half_pixel" || ctm == "output_half_pixel",
+                "RoiAlign: unknown coordinate_transformation_mode '{}'", ctm);
+    o.half_pixel = ctm == "half_pixel";
+    ctx.wire(std::make_shared<ops::RoiAlign>(o));
+  });
+  registry.add("NonMaxSuppression", [](NodeContext& ctx) {
+    ctx.wire(std::make_shared<ops::NonMaxSuppression>(ctx.attr_int("center_point_box", 0) != 0));
+  });
+  registry.add("MaxUnpool", [](NodeContext& ctx) {
+    ctx.wire(std::make_shared<ops::MaxUnpool>(ctx.attr_ints("kernel_shape"),
+                                              ctx.attr_ints("strides", std::vector<int64_t>{}),
+                                              ctx.attr_ints("pads", std::vector<int64_t>{})));
+  });
+}
+
 void register_quant_ops(OpRegistry& registry) {
   registry.add("QuantizeLinear", [](NodeContext& ctx) {
     DatumType out = DatumType::U8;
@@ -105,6 +153,7 @@ void register_quant_ops(OpRegistry& registry) {
 
 void register_image_ops(OpRegistry& registry) {
   register_resize_ops(registry);
+  register_sampling_ops(registry);
   register_quant_ops(registry);
 }
 
