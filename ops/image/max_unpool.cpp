@@ -59,15 +59,32 @@ void MaxUnpool::eval(EvalContext& ctx, const TensorRefs& inputs) const {
   const Tensor& idx = required(inputs, 1, name());
   KILN_ENSURE(idx.shape() == x.shape(), "MaxUnpool: indices shape [{}] differs from input [{}]",
               shape_to_string(idx.shape()), shape_to_string(x.shape()));
-  Shape out;
+  Shape inferred;
+  for (const Dim& d : inferred_shape(std::vector<Dim>(x.shape().begin(), x.shape().end())))
+    inferred.push_back(d.to_int());
+  Shape out = inferred;
   if (inputs.size() > 2 && inputs[2]) {
     out = inputs[2]->to_i64_vector();
     KILN_ENSURE(out.size() == x.rank(), "MaxUnpool: output_shape must have {} values, got {}",
                 x.rank(), out.size());
-  } else {
-    for (const Dim& d : inferred_shape(std::vector<Dim>(x.shape().begin(), x.shape().end())))
-      out.push_back(d.to_int());
   }
+  // Indices address the inferred (unpadded) layout; an explicit output_shape may be larger,
+  // so each index is re-encoded into the output's coordinates.
+  const int64_t inferred_total = shape_numel(inferred);
+  std::vector<int64_t> out_strides = contiguous_strides(out);
+  auto target = [&](int64_t flat) {
+    KILN_ENSURE(flat >= 0 && flat < inferred_total, "MaxUnpool: index {} out of range [0, {})",
+                flat, inferred_total);
+    int64_t off = 0;
+    for (size_t d = inferred.size(); d-- > 0;) {
+      int64_t coord = flat % inferred[d];
+      flat /= inferred[d];
+      KILN_ENSURE(coord < out[d], "MaxUnpool: index falls outside output_shape [{}]",
+                  shape_to_string(out));
+      off += coord * out_strides[d];
+    }
+    return off;
+  };
   Tensor& y = ctx.output(0, x.dtype(), out);
   const int64_t total = y.numel();
   const int64_t* pi = idx.data<int64_t>();
@@ -76,11 +93,7 @@ void MaxUnpool::eval(EvalContext& ctx, const TensorRefs& inputs) const {
     T* py = y.data<T>();
     const T* px = x.data<T>();
     for (int64_t i = 0; i < total; i++) py[i] = T(0.f);
-    for (int64_t i = 0; i < x.numel(); i++) {
-      KILN_ENSURE(pi[i] >= 0 && pi[i] < total, "MaxUnpool: index {} out of range [0, {})", pi[i],
-                  total);
-      py[pi[i]] = px[i];
-    }
+    for (int64_t i = 0; i < x.numel(); i++) py[target(pi[i])] = px[i];
   });
 }
 

@@ -42,6 +42,10 @@ TEST_P(ImageBackendCase, MatchesExpectedOutputs) {
   for (size_t i = 0; fs::exists(data / ("input_" + std::to_string(i) + ".pb")); i++)
     inputs.push_back(read_pb(data / ("input_" + std::to_string(i) + ".pb")));
   std::vector<kiln::Tensor> outputs = kiln::run_graph(graph, inputs);
+  // These cases store expected values rounded to 4 decimals, so they need a wider atol.
+  const bool rounded =
+      GetParam() == "test_gridsample_bicubic" || GetParam().rfind("test_roialign", 0) == 0;
+  const double atol = rounded ? 1e-4 : 1e-5;
   for (size_t i = 0; fs::exists(data / ("output_" + std::to_string(i) + ".pb")); i++) {
     kiln::Tensor expected = read_pb(data / ("output_" + std::to_string(i) + ".pb"));
     ASSERT_LT(i, outputs.size());
@@ -51,7 +55,7 @@ TEST_P(ImageBackendCase, MatchesExpectedOutputs) {
     for (int64_t j = 0; j < got.numel(); j++) {
       double g = got.value_as_double(j), e = expected.value_as_double(j);
       if (kiln::is_float(got.dtype())) {
-        EXPECT_LE(std::abs(g - e), 1e-5 + 1e-4 * std::abs(e))
+        EXPECT_LE(std::abs(g - e), atol + 1e-4 * std::abs(e))
             << "output " << i << " element " << j << ": got " << g << " expected " << e;
       } else {
         EXPECT_EQ(g, e) << "output " << i << " element " << j;
