@@ -1,3 +1,58 @@
-#include <cstdio>
+// kiln: the command-line entry point. Errors are caught here, once, and become exit codes:
+// 0 success, 1 failure (load error, unsupported op, mismatch), 2 usage error.
+#include <fmt/format.h>
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
 
-int main() { return 0; }
+#include <CLI/CLI.hpp>
+#include <map>
+
+#include "cli/commands.h"
+#include "core/error.h"
+
+#ifndef KILN_VERSION
+#define KILN_VERSION "dev"
+#endif
+
+int main(int argc, char** argv) {
+  CLI::App app{"kiln: load, optimize, run and profile neural networks on small CPUs"};
+  app.set_version_flag("--version", std::string("kiln ") + KILN_VERSION);
+  app.require_subcommand(1);
+  int verbosity = 0;
+  app.add_flag("-v,--verbose", verbosity, "More logs on stderr (-v info, -vv debug)");
+  std::map<CLI::App*, kiln::cli::Command> commands;
+  auto add = [&](kiln::cli::Command c) { commands[app.get_subcommands({}).back()] = std::move(c); };
+  add(kiln::cli::add_run_command(app));
+  add(kiln::cli::add_dump_command(app));
+  app.footer(
+      "Examples:\n"
+      "  kiln dump model.onnx                      print the graph with shapes\n"
+      "  kiln run model.onnx --input-bundle test_data_set_0 --assert-output-bundle test_data_set_0\n"
+      "Run 'kiln SUBCOMMAND --help' for the options of each.");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int code = app.exit(e);
+    return code == 0 ? 0 : 2;
+  }
+  auto logger = spdlog::stderr_color_mt("kiln");
+  logger->set_pattern("kiln: %l: %v");
+  spdlog::set_default_logger(logger);
+  spdlog::set_level(verbosity >= 2 ? spdlog::level::debug
+                                   : verbosity == 1 ? spdlog::level::info : spdlog::level::warn);
+  try {
+    for (auto* sub : app.get_subcommands())
+      if (commands.count(sub)) return commands[sub]();
+    return 2;
+  } catch (const kiln::Error& e) {
+    fmt::print(stderr, "kiln: error: {}\n", e.chain());
+    return 1;
+  } catch (const std::bad_alloc&) {
+    fmt::print(stderr, "kiln: error: out of memory\n");
+    return 1;
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "kiln: error: {}\n", e.what());
+    return 1;
+  }
+}

@@ -30,6 +30,9 @@ const OpRegistry& OpRegistry::instance() {
     register_control_flow_ops(r);
     register_misc_ops(r);
     register_image_ops(r);
+    register_signal_ops(r);
+    register_text_ops(r);
+    register_training_ops(r);
     return r;
   }();
   return registry;

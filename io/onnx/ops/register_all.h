@@ -13,5 +13,8 @@ void register_recurrent_ops(OpRegistry& registry);
 void register_control_flow_ops(OpRegistry& registry);
 void register_misc_ops(OpRegistry& registry);
 void register_image_ops(OpRegistry& registry);
+void register_signal_ops(OpRegistry& registry);
+void register_text_ops(OpRegistry& registry);
+void register_training_ops(OpRegistry& registry);
 
 }  // namespace kiln::onnx_io

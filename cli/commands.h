@@ -1,0 +1,15 @@
+// The subcommands: each registers its options on the app and returns the function to run.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <functional>
+
+namespace kiln::cli {
+
+using Command = std::function<int()>;
+
+Command add_run_command(CLI::App& app);
+Command add_dump_command(CLI::App& app);
+
+}  // namespace kiln::cli

@@ -1,0 +1,110 @@
+#include "cli/model_setup.h"
+
+#include <spdlog/spdlog.h>
+
+#include <map>
+
+#include "core/error.h"
+#include "io/model_loader.h"
+#include "io/tensor/tensor_files.h"
+
+namespace kiln::cli {
+
+void add_model_options(CLI::App* app, ModelOptions& options) {
+  app->add_option("model", options.path, "Model file (.onnx) ")->required();
+  app->add_option("--format", options.format, "Model format when the name does not say: onnx|tf|nnef");
+  app->add_option("-i,--input-fact", options.input_facts,
+                  "Input fact, by position or name: 1,3,224,224,f32 or name:1,S,40,f32 (letters "
+                  "are symbols)");
+}
+
+std::shared_ptr<Graph> load_typed_model(const ModelOptions& options) {
+  std::optional<io::ModelFormat> format;
+  if (!options.format.empty()) format = io::parse_model_format(options.format);
+  auto graph = io::load_model(options.path, format);
+  size_t positional = 0;
+  for (const auto& text : options.input_facts) {
+    size_t colon = text.find(':');
+    size_t index;
+    std::string fact_text = text;
+    if (colon != std::string::npos) {
+      std::string name = text.substr(0, colon);
+      fact_text = text.substr(colon + 1);
+      index = graph->inputs().size();
+      for (size_t i = 0; i < graph->inputs().size(); i++)
+        if (graph->input_name(i) == name) index = i;
+      if (index == graph->inputs().size()) {
+        std::string names;
+        for (size_t i = 0; i < graph->inputs().size(); i++) names += " " + graph->input_name(i);
+        fail("-i {}: the model has no input named '{}' (inputs:{})", text, name, names);
+      }
+    } else {
+      index = positional++;
+      KILN_ENSURE(index < graph->inputs().size(), "-i {}: the model has only {} inputs", text,
+                  graph->inputs().size());
+    }
+    Fact fact;
+    try {
+      fact = Fact::parse(fact_text);
+    } catch (Error& e) {
+      e.with_context("-i " + text);
+      throw;
+    }
+    spdlog::info("input {} '{}' fact set to {}", index, graph->input_name(index), fact.to_string());
+    graph->set_input_fact(index, std::move(fact));
+  }
+  graph->analyse();
+  return graph;
+}
+
+void add_input_options(CLI::App* app, InputOptions& options) {
+  app->add_option("--input-bundle", options.bundle,
+                  "Folder of input_N.pb files (ONNX backend-test layout), fed in order");
+  app->add_option("--input", options.files, "Input from a file: NAME=FILE.npy or NAME=FILE.pb");
+  app->add_option("--input-npz", options.npz, "A .npz file holding inputs by name");
+}
+
+bool has_inputs(const InputOptions& options) {
+  return !options.bundle.empty() || !options.files.empty() || !options.npz.empty();
+}
+
+std::vector<Tensor> gather_inputs(const Graph& graph, const InputOptions& options) {
+  size_t n = graph.inputs().size();
+  std::vector<Tensor> inputs(n);
+  std::map<std::string, size_t> index;
+  for (size_t i = 0; i < n; i++) index[graph.input_name(i)] = i;
+  auto set_by_name = [&](const std::string& name, Tensor t, const std::string& from) {
+    auto it = index.find(name);
+    if (it == index.end()) {
+      std::string names;
+      for (size_t i = 0; i < n; i++) names += " " + graph.input_name(i);
+      fail("{}: the model has no input named '{}' (inputs:{})", from, name, names);
+    }
+    inputs[it->second] = std::move(t);
+  };
+  if (!options.bundle.empty()) {
+    auto bundle = io::read_bundle(options.bundle, "input");
+    KILN_ENSURE(bundle.size() <= n, "--input-bundle {}: {} input files for a model with {} inputs",
+                options.bundle, bundle.size(), n);
+    for (size_t i = 0; i < bundle.size(); i++) inputs[i] = std::move(bundle[i].tensor);
+  }
+  if (!options.npz.empty())
+    for (auto& t : io::read_npz(options.npz)) set_by_name(t.name, std::move(t.tensor), options.npz);
+  for (const auto& spec : options.files) {
+    size_t eq = spec.find('=');
+    KILN_ENSURE(eq != std::string::npos && eq > 0, "--input {}: expected NAME=FILE", spec);
+    auto t = io::read_tensor_file(spec.substr(eq + 1));
+    set_by_name(spec.substr(0, eq), std::move(t.tensor), "--input " + spec);
+  }
+  std::string missing;
+  for (size_t i = 0; i < n; i++)
+    if (inputs[i].is_null())
+      missing += fmt::format("\n  '{}' ({})", graph.input_name(i), graph.fact(graph.inputs()[i]).to_string());
+  if (!missing.empty())
+    fail("missing model inputs:{}\ngive them with --input-bundle DIR, --input NAME=FILE.npy or "
+         "--input-npz FILE",
+         missing);
+  return inputs;
+}
+
+}  // namespace kiln::cli

@@ -1,0 +1,101 @@
+#include "core/tensor_compare.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+namespace kiln {
+
+namespace {
+Shape unravel(int64_t flat, const Shape& shape) {
+  Shape index(shape.size(), 0);
+  for (size_t d = shape.size(); d-- > 0;) {
+    if (shape[d] == 0) continue;
+    index[d] = flat % shape[d];
+    flat /= shape[d];
+  }
+  return index;
+}
+}  // namespace
+
+std::string CompareResult::summary() const {
+  std::string where = max_error_index.empty() ? "" : " at [" + shape_to_string(max_error_index) + "]";
+  if (!ok && !reason.empty() && mismatches == 0) return "MISMATCH: " + reason;
+  std::string text = fmt::format("max abs error {:.3g}{}", max_abs_error, where);
+  if (ok) return "ok, " + text;
+  return fmt::format("MISMATCH: {} of elements outside tolerance, {}; {}", mismatches, text, reason);
+}
+
+CompareResult compare_tensors(const Tensor& actual, const Tensor& expected, double rtol,
+                              double atol) {
+  CompareResult r;
+  if (actual.is_null() || expected.is_null()) {
+    r.ok = actual.is_null() == expected.is_null();
+    if (!r.ok) r.reason = "one tensor is missing";
+    return r;
+  }
+  if (actual.dtype() != expected.dtype()) {
+    r.ok = false;
+    r.reason = fmt::format("type {} instead of {}", name_of(actual.dtype()), name_of(expected.dtype()));
+    return r;
+  }
+  if (actual.shape() != expected.shape()) {
+    r.ok = false;
+    r.reason = fmt::format("shape [{}] instead of [{}]", shape_to_string(actual.shape()),
+                           shape_to_string(expected.shape()));
+    return r;
+  }
+  int64_t n = actual.numel();
+  int64_t worst = -1;
+  int64_t first_bad = -1;
+  if (actual.dtype() == DatumType::String) {
+    for (int64_t i = 0; i < n; i++)
+      if (actual.data<std::string>()[i] != expected.data<std::string>()[i]) {
+        r.mismatches++;
+        if (first_bad < 0) first_bad = i;
+      }
+  } else if (is_float(actual.dtype())) {
+    for (int64_t i = 0; i < n; i++) {
+      double a = actual.value_as_double(i), e = expected.value_as_double(i);
+      if (std::isnan(a) && std::isnan(e)) continue;
+      double err = std::isinf(a) && a == e ? 0.0 : std::fabs(a - e);
+      if (std::isnan(err)) err = INFINITY;
+      if (worst < 0 || err > r.max_abs_error) {
+        r.max_abs_error = err;
+        worst = i;
+      }
+      if (!(err <= atol + rtol * std::fabs(e))) {
+        r.mismatches++;
+        if (first_bad < 0) first_bad = i;
+      }
+    }
+  } else {
+    for (int64_t i = 0; i < n; i++) {
+      int64_t a = actual.value_as_i64(i), e = expected.value_as_i64(i);
+      double err = std::fabs(static_cast<double>(a) - static_cast<double>(e));
+      if (worst < 0 || err > r.max_abs_error) {
+        r.max_abs_error = err;
+        worst = i;
+      }
+      if (a != e) {
+        r.mismatches++;
+        if (first_bad < 0) first_bad = i;
+      }
+    }
+  }
+  if (worst >= 0) r.max_error_index = unravel(worst, actual.shape());
+  if (r.mismatches > 0) {
+    r.ok = false;
+    Shape idx = unravel(first_bad, actual.shape());
+    if (actual.dtype() == DatumType::String) {
+      r.reason = fmt::format("first at [{}]: \"{}\" vs expected \"{}\"", shape_to_string(idx),
+                             actual.data<std::string>()[first_bad], expected.data<std::string>()[first_bad]);
+    } else {
+      r.reason = fmt::format("first at [{}]: {} vs expected {}", shape_to_string(idx),
+                             actual.value_as_double(first_bad), expected.value_as_double(first_bad));
+    }
+  }
+  return r;
+}
+
+}  // namespace kiln

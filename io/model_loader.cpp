@@ -1,0 +1,52 @@
+#include "io/model_loader.h"
+
+#include <filesystem>
+
+#include "core/error.h"
+#include "io/onnx/onnx_loader.h"
+
+namespace kiln::io {
+
+namespace fs = std::filesystem;
+
+namespace {
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+}  // namespace
+
+std::optional<ModelFormat> format_from_path(const std::string& path) {
+  if (ends_with(path, ".onnx")) return ModelFormat::Onnx;
+  if (ends_with(path, ".pb")) return ModelFormat::TensorFlow;
+  if (ends_with(path, ".nnef.tgz") || ends_with(path, ".nnef.tar") || ends_with(path, ".nnef") ||
+      ends_with(path, ".nnef/"))
+    return ModelFormat::Nnef;
+  std::error_code ec;
+  if (fs::is_directory(path, ec) && fs::exists(fs::path(path) / "graph.nnef", ec))
+    return ModelFormat::Nnef;
+  return std::nullopt;
+}
+
+ModelFormat parse_model_format(const std::string& name) {
+  if (name == "onnx") return ModelFormat::Onnx;
+  if (name == "tf" || name == "tensorflow") return ModelFormat::TensorFlow;
+  if (name == "nnef") return ModelFormat::Nnef;
+  fail("unknown model format '{}' (expected onnx, tf or nnef)", name);
+}
+
+std::shared_ptr<Graph> load_model(const std::string& path, std::optional<ModelFormat> format) {
+  std::error_code ec;
+  KILN_ENSURE(fs::exists(path, ec), "model file '{}' does not exist", path);
+  if (!format) format = format_from_path(path);
+  KILN_ENSURE(format.has_value(),
+              "cannot tell the format of '{}' from its name: use --format onnx|tf|nnef", path);
+  switch (*format) {
+    case ModelFormat::Onnx: return onnx_io::load_onnx_file(path);
+    case ModelFormat::TensorFlow:
+      fail("'{}': TensorFlow GraphDef loading is not implemented yet", path);
+    case ModelFormat::Nnef: fail("'{}': NNEF loading is not implemented yet", path);
+  }
+  fail("unknown model format");
+}
+
+}  // namespace kiln::io

@@ -1,0 +1,24 @@
+// Picking the loader for a model file by its name (or an explicit format).
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "core/graph.h"
+
+namespace kiln::io {
+
+enum class ModelFormat { Onnx, TensorFlow, Nnef };
+
+// Format from the file name: .onnx, .pb (TensorFlow GraphDef), .nnef.tgz/.nnef/dir with
+// graph.nnef. nullopt when the name says nothing.
+std::optional<ModelFormat> format_from_path(const std::string& path);
+// "onnx", "tf", "nnef"; throws on anything else.
+ModelFormat parse_model_format(const std::string& name);
+
+// Loads a model into a Graph at the "load" stage (facts of the file, not yet analysed).
+std::shared_ptr<Graph> load_model(const std::string& path,
+                                  std::optional<ModelFormat> format = std::nullopt);
+
+}  // namespace kiln::io

@@ -1,0 +1,217 @@
+#include "io/tensor/tensor_files.h"
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <fmt/format.h>
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+
+#include "core/error.h"
+#include "io/onnx/tensor_proto.h"
+
+namespace kiln::io {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string read_file(const std::string& path) {
+  std::error_code ec;
+  KILN_ENSURE(fs::is_regular_file(path, ec), "tensor file '{}' does not exist", path);
+  std::ifstream in(path, std::ios::binary);
+  KILN_ENSURE(in.good(), "cannot open '{}'", path);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+void write_file(const std::string& path, const std::string& bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  KILN_ENSURE(out.good(), "cannot write '{}'", path);
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  KILN_ENSURE(out.good(), "error writing '{}'", path);
+}
+
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+struct NpyType {
+  const char* descr;
+  DatumType dt;
+};
+const NpyType kNpyTypes[] = {
+    {"<f4", DatumType::F32}, {"<f8", DatumType::F64}, {"<f2", DatumType::F16},
+    {"|i1", DatumType::I8},  {"<i2", DatumType::I16}, {"<i4", DatumType::I32},
+    {"<i8", DatumType::I64}, {"|u1", DatumType::U8},  {"<u2", DatumType::U16},
+    {"<u4", DatumType::U32}, {"<u8", DatumType::U64}, {"|b1", DatumType::Bool},
+};
+
+}  // namespace
+
+NamedTensor read_tensor_pb(const std::string& path) {
+  std::string bytes = read_file(path);
+  onnx::TensorProto proto;
+  KILN_ENSURE(proto.ParseFromString(bytes), "'{}' is not a valid TensorProto file", path);
+  try {
+    return {proto.name(), onnx_io::tensor_from_proto(proto, fs::path(path).parent_path().string())};
+  } catch (Error& e) {
+    e.with_context(fmt::format("reading '{}'", path));
+    throw;
+  }
+}
+
+void write_tensor_pb(const std::string& path, const Tensor& tensor, const std::string& name) {
+  write_file(path, onnx_io::tensor_to_proto(tensor, name).SerializeAsString());
+}
+
+Tensor parse_npy(const std::string& bytes, const std::string& what) {
+  KILN_ENSURE(bytes.size() >= 10 && bytes.compare(0, 6, "\x93NUMPY") == 0,
+              "{} is not a .npy file (bad magic)", what);
+  int major = static_cast<unsigned char>(bytes[6]);
+  size_t header_len, header_start;
+  if (major == 1) {
+    header_len = static_cast<unsigned char>(bytes[8]) | static_cast<unsigned char>(bytes[9]) << 8;
+    header_start = 10;
+  } else {
+    KILN_ENSURE(bytes.size() >= 12 && (major == 2 || major == 3), "{}: unsupported .npy version {}",
+                what, major);
+    header_len = 0;
+    for (int i = 0; i < 4; i++) header_len |= size_t{static_cast<unsigned char>(bytes[8 + i])} << (8 * i);
+    header_start = 12;
+  }
+  KILN_ENSURE(header_start + header_len <= bytes.size(), "{}: truncated .npy header", what);
+  std::string header = bytes.substr(header_start, header_len);
+  std::smatch m;
+  KILN_ENSURE(std::regex_search(header, m, std::regex(R"('descr'\s*:\s*'([^']*)')")),
+              "{}: .npy header has no descr", what);
+  std::string descr = m[1];
+  if (descr == "<b1") descr = "|b1";
+  if (descr == "<i1") descr = "|i1";
+  if (descr == "<u1") descr = "|u1";
+  KILN_ENSURE(std::regex_search(header, m, std::regex(R"('fortran_order'\s*:\s*(True|False))")),
+              "{}: .npy header has no fortran_order", what);
+  KILN_ENSURE(m[1] == "False", "{}: Fortran-ordered .npy arrays are not supported", what);
+  KILN_ENSURE(std::regex_search(header, m, std::regex(R"('shape'\s*:\s*\(([^)]*)\))")),
+              "{}: .npy header has no shape", what);
+  Shape shape;
+  std::string dims = m[1];
+  std::regex num(R"(\d+)");
+  for (auto it = std::sregex_iterator(dims.begin(), dims.end(), num); it != std::sregex_iterator(); ++it) {
+    KILN_ENSURE(it->str().size() < 16, "{}: dimension {} is too large", what, it->str());
+    shape.push_back(std::stoll(it->str()));
+  }
+  const NpyType* type = nullptr;
+  for (const auto& t : kNpyTypes)
+    if (descr == t.descr) type = &t;
+  KILN_ENSURE(type, "{}: unsupported .npy dtype '{}'", what, descr);
+  int64_t numel = shape_numel(shape);
+  size_t need = static_cast<size_t>(numel) * size_of(type->dt);
+  size_t data_start = header_start + header_len;
+  KILN_ENSURE(bytes.size() - data_start == need, "{}: .npy data has {} bytes, shape ({}) {} needs {}",
+              what, bytes.size() - data_start, shape_to_string(shape), descr, need);
+  Tensor t(type->dt, shape);
+  if (need) std::memcpy(t.raw_data(), bytes.data() + data_start, need);
+  return t;
+}
+
+Tensor read_npy(const std::string& path) { return parse_npy(read_file(path), "'" + path + "'"); }
+
+std::string serialize_npy(const Tensor& tensor) {
+  const NpyType* type = nullptr;
+  for (const auto& t : kNpyTypes)
+    if (tensor.dtype() == t.dt) type = &t;
+  KILN_ENSURE(type, "cannot write {} tensors as .npy", name_of(tensor.dtype()));
+  std::string shape;
+  for (int64_t d : tensor.shape()) shape += std::to_string(d) + ",";
+  if (tensor.rank() > 1) shape.pop_back();
+  std::string header =
+      fmt::format("{{'descr': '{}', 'fortran_order': False, 'shape': ({}), }}", type->descr, shape);
+  size_t total = 10 + header.size() + 1;
+  header.append((64 - total % 64) % 64, ' ');
+  header += '\n';
+  std::string out = "\x93NUMPY";
+  out += '\x01';
+  out += '\x00';
+  out += static_cast<char>(header.size() & 0xff);
+  out += static_cast<char>((header.size() >> 8) & 0xff);
+  out += header;
+  out.append(static_cast<const char*>(tensor.raw_data()), tensor.nbytes());
+  return out;
+}
+
+void write_npy(const std::string& path, const Tensor& tensor) { write_file(path, serialize_npy(tensor)); }
+
+std::vector<NamedTensor> read_npz(const std::string& path) {
+  std::error_code ec;
+  KILN_ENSURE(fs::is_regular_file(path, ec), "npz file '{}' does not exist", path);
+  struct archive* a = archive_read_new();
+  archive_read_support_format_zip(a);
+  archive_read_support_filter_all(a);
+  std::vector<NamedTensor> out;
+  try {
+    KILN_ENSURE(archive_read_open_filename(a, path.c_str(), 1 << 16) == ARCHIVE_OK,
+                "'{}' is not a readable .npz (zip) file: {}", path, archive_error_string(a));
+    struct archive_entry* entry;
+    int r;
+    while ((r = archive_read_next_header(a, &entry)) == ARCHIVE_OK) {
+      std::string name = archive_entry_pathname(entry);
+      if (archive_entry_filetype(entry) != AE_IFREG) continue;
+      KILN_ENSURE(archive_entry_size(entry) < (int64_t{1} << 34), "'{}': entry {} is too large",
+                  path, name);
+      std::string bytes;
+      char buf[1 << 16];
+      la_ssize_t n;
+      while ((n = archive_read_data(a, buf, sizeof buf)) > 0) bytes.append(buf, static_cast<size_t>(n));
+      KILN_ENSURE(n == 0, "'{}': cannot read entry {}: {}", path, name, archive_error_string(a));
+      if (ends_with(name, ".npy")) name.resize(name.size() - 4);
+      out.push_back({name, parse_npy(bytes, fmt::format("'{}' entry {}", path, name))});
+    }
+    KILN_ENSURE(r == ARCHIVE_EOF, "'{}': corrupt .npz: {}", path, archive_error_string(a));
+  } catch (...) {
+    archive_read_free(a);
+    throw;
+  }
+  archive_read_free(a);
+  return out;
+}
+
+void write_npz(const std::string& path, const std::vector<NamedTensor>& tensors) {
+  struct archive* a = archive_write_new();
+  archive_write_set_format_zip(a);
+  KILN_ENSURE(archive_write_open_filename(a, path.c_str()) == ARCHIVE_OK, "cannot write '{}'", path);
+  for (const auto& t : tensors) {
+    std::string bytes = serialize_npy(t.tensor);
+    struct archive_entry* e = archive_entry_new();
+    archive_entry_set_pathname(e, (t.name + ".npy").c_str());
+    archive_entry_set_size(e, static_cast<la_int64_t>(bytes.size()));
+    archive_entry_set_filetype(e, AE_IFREG);
+    archive_entry_set_perm(e, 0644);
+    archive_write_header(a, e);
+    archive_write_data(a, bytes.data(), bytes.size());
+    archive_entry_free(e);
+  }
+  archive_write_close(a);
+  archive_write_free(a);
+}
+
+std::vector<NamedTensor> read_bundle(const std::string& dir, const std::string& prefix) {
+  std::error_code ec;
+  KILN_ENSURE(fs::is_directory(dir, ec), "bundle folder '{}' does not exist", dir);
+  std::vector<NamedTensor> out;
+  for (size_t i = 0;; i++) {
+    fs::path p = fs::path(dir) / fmt::format("{}_{}.pb", prefix, i);
+    if (!fs::exists(p, ec)) break;
+    out.push_back(read_tensor_pb(p.string()));
+  }
+  return out;
+}
+
+NamedTensor read_tensor_file(const std::string& path) {
+  if (ends_with(path, ".npy")) return {fs::path(path).stem().string(), read_npy(path)};
+  if (ends_with(path, ".pb")) return read_tensor_pb(path);
+  fail("tensor file '{}': unknown format (expected .npy or .pb)", path);
+}
+
+}  // namespace kiln::io

@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Installs dependencies, builds with warnings as errors, and runs the whole test suite
+# (unit tests, CLI error tests, the shared models, and the ONNX backend suite).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DKILN_WERROR=ON
+cmake --build build -j "$(nproc)"
+ctest --test-dir build -j "$(nproc)" --output-on-failure

@@ -1,0 +1,102 @@
+#include "core/graph.h"
+
+#include <gtest/gtest.h>
+
+#include "core/broadcast.h"
+#include "core/source_ops.h"
+#include "core/state.h"
+
+using namespace kiln;
+
+namespace {
+
+// A test-only op: y = x + c for f32, with broadcasting on a scalar c.
+class AddScalar : public Op {
+ public:
+  explicit AddScalar(float c) : c_(c) {}
+  std::string name() const override { return "AddScalar"; }
+  std::vector<Fact> output_facts(const FactRefs& in) const override {
+    return {Fact(in.at(0)->dt, in.at(0)->shape)};
+  }
+  void eval(EvalContext& ctx, const TensorRefs& in) const override {
+    const Tensor& x = *in.at(0);
+    Tensor& y = ctx.output(0, x.dtype(), x.shape());
+    for (int64_t i = 0; i < x.numel(); i++) y.data<float>()[i] = x.data<float>()[i] + c_;
+  }
+  float c_;
+};
+
+}  // namespace
+
+TEST(Graph, AnalyseRunAndReuseBuffers) {
+  auto g = std::make_shared<Graph>();
+  Outlet x = g->add_source("x", Fact::parse("2,S,f32"));
+  int a = g->add_node("a", std::make_shared<AddScalar>(1.0f), {x});
+  int b = g->add_node("b", std::make_shared<AddScalar>(10.0f), {{a, 0}});
+  g->set_outputs({{b, 0}}, {"y"});
+  g->analyse();
+  EXPECT_EQ(g->fact({b, 0}).to_string(), "2,S,f32");
+  State state(std::make_shared<Plan>(g));
+  auto in = Tensor::from_vector<float>({2, 2}, {1, 2, 3, 4});
+  auto out = state.run({in});
+  EXPECT_EQ(out[0].values<float>()[3], 15.0f);
+  EXPECT_EQ(state.symbols().at("S"), 2);
+  const void* first = out[0].raw_data();
+  out.clear();
+  auto again = state.run({in});
+  EXPECT_EQ(again[0].raw_data(), first);  // steady state: same buffer
+  EXPECT_THROW(state.run({Tensor::from_vector<float>({3, 2}, {1, 2, 3, 4, 5, 6})}), Error);
+  EXPECT_THROW(state.run({}), Error);
+}
+
+TEST(Graph, ConstantsFoldDuringAnalysis) {
+  auto g = std::make_shared<Graph>();
+  Outlet c = g->add_const("c", Tensor::from_vector<float>({2}, {1, 2}));
+  int a = g->add_node("a", std::make_shared<AddScalar>(1.0f), {c});
+  g->set_outputs({{a, 0}}, {"y"});
+  g->analyse();
+  ASSERT_TRUE(g->fact({a, 0}).value);
+  EXPECT_EQ(g->fact({a, 0}).value->values<float>()[1], 3.0f);
+}
+
+TEST(Graph, EvalOrderSkipsUnusedNodes) {
+  Graph g;
+  Outlet x = g.add_source("x", Fact::parse("1,f32"));
+  g.add_node("unused", std::make_shared<AddScalar>(1.0f), {x});
+  int used = g.add_node("used", std::make_shared<AddScalar>(1.0f), {x});
+  g.set_outputs({{used, 0}}, {"y"});
+  EXPECT_EQ(g.eval_order(), (std::vector<int>{0, 2}));
+}
+
+TEST(Graph, ErrorsNameTheNode) {
+  Graph g;
+  Outlet x = g.add_source("x", Fact::parse("1,f32"));
+  EXPECT_THROW(g.add_node("bad", std::make_shared<AddScalar>(1.0f), {{5, 0}}), Error);
+  int n = g.add_node("fine", std::make_shared<AddScalar>(1.0f), {x});
+  EXPECT_EQ(g.describe(n), "#1 'fine' (AddScalar)");
+}
+
+TEST(Fact, ParseAndPrint) {
+  EXPECT_EQ(Fact::parse("1,3,224,224,f32").to_string(), "1,3,224,224,f32");
+  EXPECT_EQ(Fact::parse("1,S,40").to_string(), "1,S,40,f32");
+  EXPECT_EQ(Fact::parse("i64").to_string(), "i64");
+  EXPECT_EQ(Fact::parse("N,2*S+1,u8").shape[1], Dim::parse("2*S+1"));
+  EXPECT_THROW(Fact::parse("1,,3"), Error);
+  EXPECT_THROW(Fact::parse("1,-3,f32"), Error);
+  auto c = Fact::constant(Tensor::from_vector<int64_t>({2}, {4, 5}));
+  ASSERT_TRUE(c.dims_value);
+  EXPECT_EQ((*c.dims_value)[1], Dim(5));
+  EXPECT_EQ(*c.known_i64_values(), (std::vector<int64_t>{4, 5}));
+}
+
+TEST(Broadcast, ShapesAndStrides) {
+  EXPECT_EQ(broadcast_shapes({{2, 1, 3}, {4, 1}}), (Shape{2, 4, 3}));
+  EXPECT_THROW(broadcast_shapes({{2, 3}, {4, 3}}), Error);
+  EXPECT_EQ(broadcast_strides({4, 1}, {2, 4, 3}), (std::vector<int64_t>{0, 1, 0}));
+  auto dims = broadcast_dims({{Dim(1), Dim::symbol("S")}, {Dim(3), Dim(1)}});
+  EXPECT_EQ(dims_to_string(dims), "3,S");
+  std::vector<int64_t> seen;
+  for_each_broadcast<2>({2, 3}, {broadcast_strides({3}, {2, 3}), broadcast_strides({2, 1}, {2, 3})},
+                        [&](int64_t, const std::array<int64_t, 2>& o) { seen.push_back(o[0] * 10 + o[1]); });
+  EXPECT_EQ(seen, (std::vector<int64_t>{0, 10, 20, 1, 11, 21}));
+}

@@ -1,0 +1,64 @@
+#include "io/tensor/tensor_files.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+using namespace kiln;
+namespace fs = std::filesystem;
+
+namespace {
+fs::path temp(const std::string& name) {
+  auto d = fs::temp_directory_path() / ("kiln_io_test_" + std::to_string(::getpid()));
+  fs::create_directories(d);
+  return d / name;
+}
+}  // namespace
+
+TEST(TensorFiles, PbRoundTrip) {
+  auto t = Tensor::from_vector<int64_t>({2, 2}, {1, -2, 3, 1LL << 40});
+  io::write_tensor_pb(temp("a.pb").string(), t, "a");
+  auto back = io::read_tensor_pb(temp("a.pb").string());
+  EXPECT_EQ(back.name, "a");
+  EXPECT_TRUE(back.tensor.equals(t));
+  auto s = Tensor::from_vector<std::string>({2}, {"x", "yz"});
+  io::write_tensor_pb(temp("s.pb").string(), s);
+  EXPECT_TRUE(io::read_tensor_pb(temp("s.pb").string()).tensor.equals(s));
+}
+
+TEST(TensorFiles, NpyRoundTripAndHeader) {
+  auto t = Tensor::from_vector<float>({2, 3}, {1, 2, 3, 4, 5, 6});
+  std::string bytes = io::serialize_npy(t);
+  EXPECT_EQ(bytes.substr(1, 5), "NUMPY");
+  EXPECT_EQ((bytes.size() - t.nbytes()) % 64, 0u);
+  EXPECT_NE(bytes.find("'shape': (2,3)"), std::string::npos);
+  EXPECT_TRUE(io::parse_npy(bytes, "t").equals(t));
+  auto v = Tensor::from_vector<bool>({1}, {true});
+  EXPECT_NE(io::serialize_npy(v).find("'shape': (1,)"), std::string::npos);
+  EXPECT_TRUE(io::parse_npy(io::serialize_npy(v), "v").equals(v));
+}
+
+TEST(TensorFiles, NpyErrors) {
+  auto t = Tensor::from_vector<float>({2, 3}, {1, 2, 3, 4, 5, 6});
+  std::string bytes = io::serialize_npy(t);
+  EXPECT_THROW(io::parse_npy(bytes.substr(0, bytes.size() - 1), "t"), Error);
+  EXPECT_THROW(io::parse_npy("garbage", "t"), Error);
+  std::string big = bytes;
+  big.replace(big.find("(2,3)"), 5, "(9,9)");
+  EXPECT_THROW(io::parse_npy(big, "t"), Error);
+  EXPECT_THROW(io::read_npy(temp("absent.npy").string()), Error);
+}
+
+TEST(TensorFiles, NpzRoundTrip) {
+  std::vector<io::NamedTensor> ts = {{"x", Tensor::from_vector<float>({2}, {1, 2})},
+                                     {"sr", Tensor::scalar<int64_t>(16000)}};
+  io::write_npz(temp("t.npz").string(), ts);
+  auto back = io::read_npz(temp("t.npz").string());
+  ASSERT_EQ(back.size(), 2u);
+  EXPECT_EQ(back[0].name, "x");
+  EXPECT_TRUE(back[0].tensor.equals(ts[0].tensor));
+  EXPECT_EQ(back[1].tensor.value_as_i64(0), 16000);
+  std::ofstream(temp("bad.npz").string()) << "not a zip";
+  EXPECT_THROW(io::read_npz(temp("bad.npz").string()), Error);
+}

@@ -1,0 +1,27 @@
+// Every ONNX model of ../shared/models must reproduce ONNX Runtime's outputs.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "../onnx_backend/backend_case.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+fs::path models_dir() { return fs::path(KILN_SOURCE_DIR) / ".." / "shared" / "models"; }
+
+class SharedModel : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(SharedModel, MatchesReference) {
+  fs::path dir = models_dir() / GetParam();
+  if (!fs::exists(dir / "model.onnx")) GTEST_SKIP() << dir << " not present";
+  auto r = kiln::testing::run_backend_case(dir.string());
+  EXPECT_TRUE(r.passed) << r.message;
+}
+
+INSTANTIATE_TEST_SUITE_P(Models, SharedModel,
+                         ::testing::Values("mobilenet_v2", "squeezenet1_1", "kws_tdnn", "lstm_kws",
+                                           "tiny_bert", "silero_vad_v4", "silero_vad_v5"));
+
+}  // namespace
