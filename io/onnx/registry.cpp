@@ -29,6 +29,7 @@ const OpRegistry& OpRegistry::instance() {
     register_recurrent_ops(r);
     register_control_flow_ops(r);
     register_misc_ops(r);
+    register_image_ops(r);
     register_signal_ops(r);
     register_text_ops(r);
     register_training_ops(r);

@@ -12,6 +12,7 @@ void register_reduce_ops(OpRegistry& registry);
 void register_recurrent_ops(OpRegistry& registry);
 void register_control_flow_ops(OpRegistry& registry);
 void register_misc_ops(OpRegistry& registry);
+void register_image_ops(OpRegistry& registry);
 void register_signal_ops(OpRegistry& registry);
 void register_text_ops(OpRegistry& registry);
 void register_training_ops(OpRegistry& registry);
