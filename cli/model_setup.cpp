@@ -19,6 +19,12 @@ void add_model_options(CLI::App* app, ModelOptions& options) {
 }
 
 std::shared_ptr<Graph> load_typed_model(const ModelOptions& options) {
+  auto graph = load_model_with_facts(options);
+  graph->analyse();
+  return graph;
+}
+
+std::shared_ptr<Graph> load_model_with_facts(const ModelOptions& options) {
   std::optional<io::ModelFormat> format;
   if (!options.format.empty()) format = io::parse_model_format(options.format);
   auto graph = io::load_model(options.path, format);
@@ -53,7 +59,6 @@ std::shared_ptr<Graph> load_typed_model(const ModelOptions& options) {
     spdlog::info("input {} '{}' fact set to {}", index, graph->input_name(index), fact.to_string());
     graph->set_input_fact(index, std::move(fact));
   }
-  graph->analyse();
   return graph;
 }
 

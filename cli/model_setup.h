@@ -20,7 +20,9 @@ struct ModelOptions {
 
 void add_model_options(CLI::App* app, ModelOptions& options);
 
-// Loads the model, applies the -i input facts, and analyses it (the "typed" stage).
+// Loads the model and applies the -i input facts (the "load" stage, not yet analysed).
+std::shared_ptr<Graph> load_model_with_facts(const ModelOptions& options);
+// Same, then analyses it (the "typed" stage).
 std::shared_ptr<Graph> load_typed_model(const ModelOptions& options);
 
 struct InputOptions {

@@ -29,8 +29,11 @@ struct RunOptions {
 };
 
 int run(const RunOptions& o) {
-  auto graph = load_typed_model(o.model);
+  auto graph = load_model_with_facts(o.model);
   auto inputs = gather_inputs(*graph, o.inputs);
+  // The inputs are known: analyse with their shapes so shape-dependent branches fold.
+  bind_input_shapes(*graph, inputs);
+  graph->analyse();
   State state(std::make_shared<Plan>(graph));
   auto outputs = state.run(inputs);
 

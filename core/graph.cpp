@@ -147,4 +147,17 @@ std::string Graph::describe(int id) const {
   return fmt::format("#{} '{}' ({})", id, n.name, n.op ? n.op->name() : "?");
 }
 
+void bind_input_shapes(Graph& graph, const std::vector<Tensor>& inputs) {
+  for (size_t i = 0; i < inputs.size() && i < graph.inputs().size(); i++) {
+    const Fact& fact = graph.fact(graph.inputs()[i]);
+    const Tensor& t = inputs[i];
+    if (t.is_null() || t.dtype() != fact.dt || t.rank() != fact.rank() || fact.is_concrete()) continue;
+    Fact bound(fact.dt, t.shape());
+    bool consistent = true;
+    for (size_t d = 0; d < t.rank(); d++)
+      if (fact.shape[d].is_int() && fact.shape[d].to_int() != t.shape()[d]) consistent = false;
+    if (consistent) graph.set_input_fact(i, std::move(bound));
+  }
+}
+
 }  // namespace kiln

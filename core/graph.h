@@ -78,4 +78,9 @@ class Graph {
 
 using GraphPtr = std::shared_ptr<const Graph>;
 
+// Replaces the symbolic dims of each model input's fact by the dims of the tensor that will be
+// fed to it (same type and rank only: a mismatch is left for State::run to report), so that
+// analysis can fold what depends on input shapes (e.g. `If` on a shape test).
+void bind_input_shapes(Graph& graph, const std::vector<Tensor>& inputs);
+
 }  // namespace kiln

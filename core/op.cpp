@@ -1,5 +1,7 @@
 #include "core/op.h"
 
+#include <fmt/format.h>
+
 #include "core/error.h"
 
 namespace kiln {
@@ -39,6 +41,10 @@ const Fact& required(const FactRefs& inputs, size_t index, const std::string& op
 const Tensor& required(const TensorRefs& inputs, size_t index, const std::string& op) {
   KILN_ENSURE(index < inputs.size() && inputs[index], "{}: input {} is required", op, index);
   return *inputs[index];
+}
+
+std::string ints_to_string(const std::vector<int64_t>& values) {
+  return fmt::format("[{}]", fmt::join(values, ","));
 }
 
 size_t normalize_axis(int64_t axis, size_t rank, const std::string& op) {

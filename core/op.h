@@ -72,6 +72,8 @@ void expect_inputs(const std::string& op, size_t count, size_t min, long max);
 // A required (non-null) input.
 const Fact& required(const FactRefs& inputs, size_t index, const std::string& op);
 const Tensor& required(const TensorRefs& inputs, size_t index, const std::string& op);
+// Integer lists as printed in attributes: "[1,2,3]".
+std::string ints_to_string(const std::vector<int64_t>& values);
 // Normalizes a possibly negative axis for a tensor of this rank; throws when out of range.
 size_t normalize_axis(int64_t axis, size_t rank, const std::string& op);
 

@@ -28,12 +28,6 @@ std::string auto_pad_name(AutoPad pad) {
   return "NOTSET";
 }
 
-std::string ints_to_string(const std::vector<int64_t>& values) {
-  std::string out;
-  for (size_t i = 0; i < values.size(); i++) out += (i ? "," : "") + std::to_string(values[i]);
-  return out;
-}
-
 WindowGeometry WindowGeometry::complete(size_t rank, const std::string& op,
                                         const std::vector<int64_t>& kernel_dims) const {
   WindowGeometry g = *this;

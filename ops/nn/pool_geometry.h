@@ -63,6 +63,4 @@ struct Window3 {
 Window3 make_window3(const WindowGeometry& geo, const Shape& input, const Shape& output,
                      const Shape& pad_begin, const std::string& op);
 
-std::string ints_to_string(const std::vector<int64_t>& values);
-
 }  // namespace kiln::ops

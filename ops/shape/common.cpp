@@ -31,10 +31,6 @@ std::vector<Dim> dims_from_shape_input(const Fact& shape, const std::string& op)
   return dims;
 }
 
-std::string ints_to_string(const std::vector<int64_t>& values) {
-  return fmt::format("[{}]", fmt::join(values, ","));
-}
-
 Fact fact_from_dims_value(DatumType dt, std::vector<Dim> shape, std::vector<Dim> dims) {
   bool concrete = true;
   for (const auto& d : dims) concrete = concrete && d.is_int();

@@ -19,9 +19,6 @@ std::vector<Dim> dims_from_shape_input(const Fact& shape, const std::string& op)
 // The length of a rank-1 tensor fact, as an integer (throws when it is symbolic).
 int64_t rank1_length(const Fact& f, const std::string& op);
 
-// Integers from a tensor attribute list, for printing.
-std::string ints_to_string(const std::vector<int64_t>& values);
-
 // A fact of an integer tensor carrying `dims` as values; it also has a concrete `value` when
 // every dim is an integer.
 Fact fact_from_dims_value(DatumType dt, std::vector<Dim> shape, std::vector<Dim> dims);

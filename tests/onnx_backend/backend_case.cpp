@@ -18,22 +18,22 @@ namespace fs = std::filesystem;
 CaseResult run_backend_case(const std::string& case_dir, double rtol, double atol) {
   CaseResult result;
   try {
-    auto graph = onnx_io::load_onnx_file((fs::path(case_dir) / "model.onnx").string());
-    graph->analyse();
-    auto plan = std::make_shared<Plan>(graph);
     std::vector<fs::path> sets;
     for (const auto& e : fs::directory_iterator(case_dir))
       if (e.is_directory() && e.path().filename().string().rfind("test_data_set_", 0) == 0)
         sets.push_back(e.path());
     std::sort(sets.begin(), sets.end());
     KILN_ENSURE(!sets.empty(), "no test_data_set_* folder");
-    State state(plan);
     for (const auto& set : sets) {
       auto inputs_named = io::read_bundle(set.string(), "input");
       auto expected = io::read_bundle(set.string(), "output");
       std::vector<Tensor> inputs;
       for (auto& t : inputs_named) inputs.push_back(t.tensor);
-      // Inputs left out of a bundle are optional model inputs: none here.
+      // As `kiln run` does: load, bind the inputs' shapes, analyse, run.
+      auto graph = onnx_io::load_onnx_file((fs::path(case_dir) / "model.onnx").string());
+      bind_input_shapes(*graph, inputs);
+      graph->analyse();
+      State state(std::make_shared<Plan>(graph));
       auto outputs = state.run(inputs);
       KILN_ENSURE(outputs.size() == expected.size(), "{} outputs, {} expected", outputs.size(),
                   expected.size());
