@@ -21,7 +21,9 @@ std::string inputs_text(const Node& n) {
   std::string out;
   for (const auto& in : n.inputs) {
     if (!out.empty()) out += ",";
-    out += in.present() ? (in.slot ? fmt::format("{}/{}", in.node, in.slot) : std::to_string(in.node)) : "_";
+    out += in.present()
+               ? (in.slot ? fmt::format("{}/{}", in.node, in.slot) : std::to_string(in.node))
+               : "_";
   }
   return out;
 }
@@ -33,26 +35,34 @@ int dump(const DumpOptions& o) {
     for (const auto& n : graph->nodes()) {
       nlohmann::json inputs = nlohmann::json::array();
       for (const auto& in : n.inputs)
-        inputs.push_back(in.present() ? nlohmann::json{{"node", in.node}, {"slot", in.slot}} : nlohmann::json());
+        inputs.push_back(in.present() ? nlohmann::json{{"node", in.node}, {"slot", in.slot}}
+                                      : nlohmann::json());
       nlohmann::json outputs = nlohmann::json::array();
       for (const auto& f : n.outputs) {
         nlohmann::json shape = nlohmann::json::array();
         for (const auto& d : f.shape) {
-          if (auto v = d.as_int()) shape.push_back(*v);
-          else shape.push_back(d.to_string());
+          if (auto v = d.as_int())
+            shape.push_back(*v);
+          else
+            shape.push_back(d.to_string());
         }
         outputs.push_back({{"dtype", std::string(name_of(f.dt))}, {"shape", shape}});
       }
       nlohmann::json attrs = nlohmann::json::object();
       for (const auto& [k, v] : n.op->attributes()) attrs[k] = v;
-      nodes.push_back({{"id", n.id}, {"name", n.name}, {"op", n.op->name()}, {"inputs", inputs},
-                       {"outputs", outputs}, {"attributes", attrs}});
+      nodes.push_back({{"id", n.id},
+                       {"name", n.name},
+                       {"op", n.op->name()},
+                       {"inputs", inputs},
+                       {"outputs", outputs},
+                       {"attributes", attrs}});
     }
     nlohmann::json doc{{"nodes", nodes}};
     nlohmann::json ins = nlohmann::json::array(), outs = nlohmann::json::array();
     for (const auto& i : graph->inputs()) ins.push_back(i.node);
     for (size_t i = 0; i < graph->outputs().size(); i++)
-      outs.push_back({{"node", graph->outputs()[i].node}, {"slot", graph->outputs()[i].slot},
+      outs.push_back({{"node", graph->outputs()[i].node},
+                      {"slot", graph->outputs()[i].slot},
                       {"name", graph->output_names()[i]}});
     doc["inputs"] = ins;
     doc["outputs"] = outs;
@@ -65,8 +75,8 @@ int dump(const DumpOptions& o) {
     std::string attrs;
     for (const auto& [k, v] : n.op->attributes()) attrs += fmt::format(" {}={}", k, v);
     std::string in = inputs_text(n);
-    fmt::print("{:>4} {:<18} {}{}{} -> {}{}\n", n.id, n.op->name(), n.name, in.empty() ? "" : " <- ",
-               in, facts, attrs);
+    fmt::print("{:>4} {:<18} {}{}{} -> {}{}\n", n.id, n.op->name(), n.name,
+               in.empty() ? "" : " <- ", in, facts, attrs);
   }
   for (size_t i = 0; i < graph->outputs().size(); i++)
     fmt::print("output {} '{}' = {}/{}\n", i, graph->output_names()[i], graph->outputs()[i].node,
@@ -78,9 +88,11 @@ int dump(const DumpOptions& o) {
 
 Command add_dump_command(CLI::App& app) {
   auto o = std::make_shared<DumpOptions>();
-  auto* cmd = app.add_subcommand("dump", "Print the model's graph: one line per node with its facts");
+  auto* cmd =
+      app.add_subcommand("dump", "Print the model's graph: one line per node with its facts");
   add_model_options(cmd, o->model);
-  cmd->add_flag("--json", o->json, "Machine-readable output: {\"nodes\":[{\"id\",\"name\",\"op\",...}]}");
+  cmd->add_flag("--json", o->json,
+                "Machine-readable output: {\"nodes\":[{\"id\",\"name\",\"op\",...}]}");
   cmd->footer(
       "Examples:\n"
       "  kiln dump model.onnx\n"

@@ -27,7 +27,8 @@ int main(int argc, char** argv) {
   app.footer(
       "Examples:\n"
       "  kiln dump model.onnx                      print the graph with shapes\n"
-      "  kiln run model.onnx --input-bundle test_data_set_0 --assert-output-bundle test_data_set_0\n"
+      "  kiln run model.onnx --input-bundle test_data_set_0 --assert-output-bundle "
+      "test_data_set_0\n"
       "Run 'kiln SUBCOMMAND --help' for the options of each.");
 
   try {
@@ -39,8 +40,9 @@ int main(int argc, char** argv) {
   auto logger = spdlog::stderr_color_mt("kiln");
   logger->set_pattern("kiln: %l: %v");
   spdlog::set_default_logger(logger);
-  spdlog::set_level(verbosity >= 2 ? spdlog::level::debug
-                                   : verbosity == 1 ? spdlog::level::info : spdlog::level::warn);
+  spdlog::set_level(verbosity >= 2   ? spdlog::level::debug
+                    : verbosity == 1 ? spdlog::level::info
+                                     : spdlog::level::warn);
   try {
     for (auto* sub : app.get_subcommands())
       if (commands.count(sub)) return commands[sub]();

@@ -12,7 +12,8 @@ namespace kiln::cli {
 
 void add_model_options(CLI::App* app, ModelOptions& options) {
   app->add_option("model", options.path, "Model file (.onnx) ")->required();
-  app->add_option("--format", options.format, "Model format when the name does not say: onnx|tf|nnef");
+  app->add_option("--format", options.format,
+                  "Model format when the name does not say: onnx|tf|nnef");
   app->add_option("-i,--input-fact", options.input_facts,
                   "Input fact, by position or name: 1,3,224,224,f32 or name:1,S,40,f32 (letters "
                   "are symbols)");
@@ -104,11 +105,13 @@ std::vector<Tensor> gather_inputs(const Graph& graph, const InputOptions& option
   std::string missing;
   for (size_t i = 0; i < n; i++)
     if (inputs[i].is_null())
-      missing += fmt::format("\n  '{}' ({})", graph.input_name(i), graph.fact(graph.inputs()[i]).to_string());
+      missing += fmt::format("\n  '{}' ({})", graph.input_name(i),
+                             graph.fact(graph.inputs()[i]).to_string());
   if (!missing.empty())
-    fail("missing model inputs:{}\ngive them with --input-bundle DIR, --input NAME=FILE.npy or "
-         "--input-npz FILE",
-         missing);
+    fail(
+        "missing model inputs:{}\ngive them with --input-bundle DIR, --input NAME=FILE.npy or "
+        "--input-npz FILE",
+        missing);
   return inputs;
 }
 

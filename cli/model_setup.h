@@ -26,9 +26,9 @@ std::shared_ptr<Graph> load_model_with_facts(const ModelOptions& options);
 std::shared_ptr<Graph> load_typed_model(const ModelOptions& options);
 
 struct InputOptions {
-  std::string bundle;                 // folder with input_N.pb
-  std::vector<std::string> files;     // NAME=FILE.npy|.pb
-  std::string npz;                    // .npz holding inputs by name
+  std::string bundle;              // folder with input_N.pb
+  std::vector<std::string> files;  // NAME=FILE.npy|.pb
+  std::string npz;                 // .npz holding inputs by name
 };
 
 void add_input_options(CLI::App* app, InputOptions& options);

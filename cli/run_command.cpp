@@ -40,7 +40,8 @@ int run(const RunOptions& o) {
   if (!o.output_dir.empty()) {
     std::filesystem::create_directories(o.output_dir);
     for (size_t i = 0; i < outputs.size(); i++) {
-      auto path = std::filesystem::path(o.output_dir) / fmt::format("output_{}.{}", i, o.output_format);
+      auto path =
+          std::filesystem::path(o.output_dir) / fmt::format("output_{}.{}", i, o.output_format);
       if (o.output_format == "npy")
         io::write_npy(path.string(), outputs[i]);
       else
@@ -49,7 +50,8 @@ int run(const RunOptions& o) {
   }
   if (!o.assert_bundle.empty()) {
     auto expected = io::read_bundle(o.assert_bundle, "output");
-    KILN_ENSURE(!expected.empty(), "--assert-output-bundle {}: no output_N.pb files", o.assert_bundle);
+    KILN_ENSURE(!expected.empty(), "--assert-output-bundle {}: no output_N.pb files",
+                o.assert_bundle);
     KILN_ENSURE(expected.size() == outputs.size(),
                 "--assert-output-bundle {}: {} reference outputs for a model with {} outputs",
                 o.assert_bundle, expected.size(), outputs.size());
@@ -59,7 +61,8 @@ int run(const RunOptions& o) {
       all_ok = all_ok && r.ok;
       if (!o.quiet || !r.ok)
         fmt::print("output {} '{}' {}: {}\n", i, graph->output_names()[i],
-                   outputs[i].rank() ? shape_to_string(outputs[i].shape()) + "," + std::string(name_of(outputs[i].dtype()))
+                   outputs[i].rank() ? shape_to_string(outputs[i].shape()) + "," +
+                                           std::string(name_of(outputs[i].dtype()))
                                      : std::string(name_of(outputs[i].dtype())),
                    r.summary());
     }
@@ -68,7 +71,8 @@ int run(const RunOptions& o) {
       spdlog::error("outputs do not match {} (rtol {}, atol {})", o.assert_bundle, o.rtol, o.atol);
       return 1;
     }
-    if (!o.quiet) fmt::print("all {} outputs match (rtol {}, atol {})\n", outputs.size(), o.rtol, o.atol);
+    if (!o.quiet)
+      fmt::print("all {} outputs match (rtol {}, atol {})\n", outputs.size(), o.rtol, o.atol);
     return 0;
   }
   if (o.output_dir.empty())
@@ -87,13 +91,17 @@ Command add_run_command(CLI::App& app) {
   cmd->add_option("--assert-output-bundle", o->assert_bundle,
                   "Compare outputs with DIR/output_N.pb; exit 1 on mismatch");
   cmd->add_option("--output-dir", o->output_dir, "Write outputs as DIR/output_N.pb (or .npy)");
-  cmd->add_option("--output-format", o->output_format, "pb or npy")->check(CLI::IsMember({"pb", "npy"}));
-  cmd->add_option("--rtol", o->rtol, "Relative tolerance for --assert-output-bundle")->capture_default_str();
-  cmd->add_option("--atol", o->atol, "Absolute tolerance for --assert-output-bundle")->capture_default_str();
+  cmd->add_option("--output-format", o->output_format, "pb or npy")
+      ->check(CLI::IsMember({"pb", "npy"}));
+  cmd->add_option("--rtol", o->rtol, "Relative tolerance for --assert-output-bundle")
+      ->capture_default_str();
+  cmd->add_option("--atol", o->atol, "Absolute tolerance for --assert-output-bundle")
+      ->capture_default_str();
   cmd->add_flag("-q,--quiet", o->quiet, "Print only mismatches");
   cmd->footer(
       "Examples:\n"
-      "  kiln run model.onnx --input-bundle test_data_set_0 --assert-output-bundle test_data_set_0\n"
+      "  kiln run model.onnx --input-bundle test_data_set_0 --assert-output-bundle "
+      "test_data_set_0\n"
       "  kiln run model.onnx --input x=x.npy --output-dir out --output-format npy\n"
       "  kiln run model.onnx -i 1,S,40,f32 --input-npz inputs.npz");
   return [o] { return run(*o); };

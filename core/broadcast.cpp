@@ -54,8 +54,8 @@ Shape broadcast_shapes(const std::vector<Shape>& shapes) {
 }
 
 std::vector<int64_t> broadcast_strides(const Shape& shape, const Shape& out_shape) {
-  KILN_ENSURE(shape.size() <= out_shape.size(), "cannot broadcast rank {} to rank {}",
-              shape.size(), out_shape.size());
+  KILN_ENSURE(shape.size() <= out_shape.size(), "cannot broadcast rank {} to rank {}", shape.size(),
+              out_shape.size());
   std::vector<int64_t> strides(out_shape.size(), 0);
   auto own = contiguous_strides(shape);
   size_t offset = out_shape.size() - shape.size();

@@ -35,11 +35,15 @@ std::string_view name_of(DatumType dt);
 // Parses a short name (f32, F32, float32, int64...), nullopt when unknown.
 std::optional<DatumType> parse_datum_type(std::string_view text);
 
-bool is_float(DatumType dt);     // f16, bf16, f32, f64
+bool is_float(DatumType dt);  // f16, bf16, f32, f64
 bool is_signed_int(DatumType dt);
 bool is_unsigned_int(DatumType dt);
-inline bool is_integer(DatumType dt) { return is_signed_int(dt) || is_unsigned_int(dt); }
-inline bool is_numeric(DatumType dt) { return dt != DatumType::String && dt != DatumType::Bool; }
+inline bool is_integer(DatumType dt) {
+  return is_signed_int(dt) || is_unsigned_int(dt);
+}
+inline bool is_numeric(DatumType dt) {
+  return dt != DatumType::String && dt != DatumType::Bool;
+}
 
 template <typename T>
 struct DatumTypeOf;
@@ -79,20 +83,34 @@ struct TypeTag {
 template <typename F>
 decltype(auto) dispatch_any(DatumType dt, F&& f) {
   switch (dt) {
-    case DatumType::F32: return f(TypeTag<float>{});
-    case DatumType::F64: return f(TypeTag<double>{});
-    case DatumType::F16: return f(TypeTag<f16>{});
-    case DatumType::BF16: return f(TypeTag<bf16>{});
-    case DatumType::I8: return f(TypeTag<int8_t>{});
-    case DatumType::I16: return f(TypeTag<int16_t>{});
-    case DatumType::I32: return f(TypeTag<int32_t>{});
-    case DatumType::I64: return f(TypeTag<int64_t>{});
-    case DatumType::U8: return f(TypeTag<uint8_t>{});
-    case DatumType::U16: return f(TypeTag<uint16_t>{});
-    case DatumType::U32: return f(TypeTag<uint32_t>{});
-    case DatumType::U64: return f(TypeTag<uint64_t>{});
-    case DatumType::Bool: return f(TypeTag<bool>{});
-    case DatumType::String: return f(TypeTag<std::string>{});
+    case DatumType::F32:
+      return f(TypeTag<float>{});
+    case DatumType::F64:
+      return f(TypeTag<double>{});
+    case DatumType::F16:
+      return f(TypeTag<f16>{});
+    case DatumType::BF16:
+      return f(TypeTag<bf16>{});
+    case DatumType::I8:
+      return f(TypeTag<int8_t>{});
+    case DatumType::I16:
+      return f(TypeTag<int16_t>{});
+    case DatumType::I32:
+      return f(TypeTag<int32_t>{});
+    case DatumType::I64:
+      return f(TypeTag<int64_t>{});
+    case DatumType::U8:
+      return f(TypeTag<uint8_t>{});
+    case DatumType::U16:
+      return f(TypeTag<uint16_t>{});
+    case DatumType::U32:
+      return f(TypeTag<uint32_t>{});
+    case DatumType::U64:
+      return f(TypeTag<uint64_t>{});
+    case DatumType::Bool:
+      return f(TypeTag<bool>{});
+    case DatumType::String:
+      return f(TypeTag<std::string>{});
   }
   return f(TypeTag<float>{});
 }
@@ -101,20 +119,34 @@ decltype(auto) dispatch_any(DatumType dt, F&& f) {
 template <typename F>
 decltype(auto) dispatch_pod(DatumType dt, F&& f) {
   switch (dt) {
-    case DatumType::F32: return f(TypeTag<float>{});
-    case DatumType::F64: return f(TypeTag<double>{});
-    case DatumType::F16: return f(TypeTag<f16>{});
-    case DatumType::BF16: return f(TypeTag<bf16>{});
-    case DatumType::I8: return f(TypeTag<int8_t>{});
-    case DatumType::I16: return f(TypeTag<int16_t>{});
-    case DatumType::I32: return f(TypeTag<int32_t>{});
-    case DatumType::I64: return f(TypeTag<int64_t>{});
-    case DatumType::U8: return f(TypeTag<uint8_t>{});
-    case DatumType::U16: return f(TypeTag<uint16_t>{});
-    case DatumType::U32: return f(TypeTag<uint32_t>{});
-    case DatumType::U64: return f(TypeTag<uint64_t>{});
-    case DatumType::Bool: return f(TypeTag<bool>{});
-    default: break;
+    case DatumType::F32:
+      return f(TypeTag<float>{});
+    case DatumType::F64:
+      return f(TypeTag<double>{});
+    case DatumType::F16:
+      return f(TypeTag<f16>{});
+    case DatumType::BF16:
+      return f(TypeTag<bf16>{});
+    case DatumType::I8:
+      return f(TypeTag<int8_t>{});
+    case DatumType::I16:
+      return f(TypeTag<int16_t>{});
+    case DatumType::I32:
+      return f(TypeTag<int32_t>{});
+    case DatumType::I64:
+      return f(TypeTag<int64_t>{});
+    case DatumType::U8:
+      return f(TypeTag<uint8_t>{});
+    case DatumType::U16:
+      return f(TypeTag<uint16_t>{});
+    case DatumType::U32:
+      return f(TypeTag<uint32_t>{});
+    case DatumType::U64:
+      return f(TypeTag<uint64_t>{});
+    case DatumType::Bool:
+      return f(TypeTag<bool>{});
+    default:
+      break;
   }
   throw_not_pod(dt);
   return f(TypeTag<float>{});
@@ -124,19 +156,32 @@ decltype(auto) dispatch_pod(DatumType dt, F&& f) {
 template <typename F>
 decltype(auto) dispatch_numeric(DatumType dt, F&& f) {
   switch (dt) {
-    case DatumType::F32: return f(TypeTag<float>{});
-    case DatumType::F64: return f(TypeTag<double>{});
-    case DatumType::F16: return f(TypeTag<f16>{});
-    case DatumType::BF16: return f(TypeTag<bf16>{});
-    case DatumType::I8: return f(TypeTag<int8_t>{});
-    case DatumType::I16: return f(TypeTag<int16_t>{});
-    case DatumType::I32: return f(TypeTag<int32_t>{});
-    case DatumType::I64: return f(TypeTag<int64_t>{});
-    case DatumType::U8: return f(TypeTag<uint8_t>{});
-    case DatumType::U16: return f(TypeTag<uint16_t>{});
-    case DatumType::U32: return f(TypeTag<uint32_t>{});
-    case DatumType::U64: return f(TypeTag<uint64_t>{});
-    default: break;
+    case DatumType::F32:
+      return f(TypeTag<float>{});
+    case DatumType::F64:
+      return f(TypeTag<double>{});
+    case DatumType::F16:
+      return f(TypeTag<f16>{});
+    case DatumType::BF16:
+      return f(TypeTag<bf16>{});
+    case DatumType::I8:
+      return f(TypeTag<int8_t>{});
+    case DatumType::I16:
+      return f(TypeTag<int16_t>{});
+    case DatumType::I32:
+      return f(TypeTag<int32_t>{});
+    case DatumType::I64:
+      return f(TypeTag<int64_t>{});
+    case DatumType::U8:
+      return f(TypeTag<uint8_t>{});
+    case DatumType::U16:
+      return f(TypeTag<uint16_t>{});
+    case DatumType::U32:
+      return f(TypeTag<uint32_t>{});
+    case DatumType::U64:
+      return f(TypeTag<uint64_t>{});
+    default:
+      break;
   }
   throw_not_numeric(dt);
   return f(TypeTag<float>{});

@@ -144,9 +144,13 @@ Dim Dim::fresh() {
   return symbol(fmt::format("unk__{}", ++counter));
 }
 
-Dim Dim::parse(std::string_view text) { return Parser(text).parse(); }
+Dim Dim::parse(std::string_view text) {
+  return Parser(text).parse();
+}
 
-bool Dim::is_int() const { return terms_.empty() || (terms_.size() == 1 && terms_[0].atoms.empty()); }
+bool Dim::is_int() const {
+  return terms_.empty() || (terms_.size() == 1 && terms_[0].atoms.empty());
+}
 
 std::optional<int64_t> Dim::as_int() const {
   if (!is_int()) return std::nullopt;
@@ -221,7 +225,9 @@ Dim Dim::operator+(const Dim& other) const {
   return out;
 }
 
-Dim Dim::operator-(const Dim& other) const { return *this + (-other); }
+Dim Dim::operator-(const Dim& other) const {
+  return *this + (-other);
+}
 
 Dim Dim::operator*(const Dim& other) const {
   Dim out(0);
@@ -269,7 +275,8 @@ Dim Dim::div(int64_t divisor) const {
 bool Dim::operator==(const Dim& other) const {
   if (terms_.size() != other.terms_.size()) return false;
   for (size_t i = 0; i < terms_.size(); i++)
-    if (terms_[i].coefficient != other.terms_[i].coefficient || terms_[i].key != other.terms_[i].key)
+    if (terms_[i].coefficient != other.terms_[i].coefficient ||
+        terms_[i].key != other.terms_[i].key)
       return false;
   return true;
 }
@@ -296,7 +303,9 @@ std::string Dim::to_string() const {
   return out;
 }
 
-std::ostream& operator<<(std::ostream& os, const Dim& d) { return os << d.to_string(); }
+std::ostream& operator<<(std::ostream& os, const Dim& d) {
+  return os << d.to_string();
+}
 
 std::string dims_to_string(const std::vector<Dim>& dims) {
   std::string out;

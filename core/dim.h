@@ -4,9 +4,9 @@
 #pragma once
 
 #include <cstdint>
+#include <iosfwd>
 #include <map>
 #include <memory>
-#include <iosfwd>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -52,10 +52,10 @@ class Dim {
   std::string to_string() const;
 
   struct Atom {
-    std::string symbol;            // a named symbol, or empty for a division
+    std::string symbol;  // a named symbol, or empty for a division
     std::shared_ptr<const Dim> numerator;
     int64_t denominator = 1;
-    std::string key;               // canonical text, used for ordering
+    std::string key;  // canonical text, used for ordering
   };
   struct Term {
     int64_t coefficient = 0;

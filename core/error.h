@@ -40,7 +40,7 @@ template <typename... Args>
 }  // namespace kiln
 
 // Throws kiln::Error with a formatted message when the condition does not hold.
-#define KILN_ENSURE(cond, ...)             \
-  do {                                     \
+#define KILN_ENSURE(cond, ...)              \
+  do {                                      \
     if (!(cond)) ::kiln::fail(__VA_ARGS__); \
   } while (0)

@@ -151,7 +151,8 @@ void bind_input_shapes(Graph& graph, const std::vector<Tensor>& inputs) {
   for (size_t i = 0; i < inputs.size() && i < graph.inputs().size(); i++) {
     const Fact& fact = graph.fact(graph.inputs()[i]);
     const Tensor& t = inputs[i];
-    if (t.is_null() || t.dtype() != fact.dt || t.rank() != fact.rank() || fact.is_concrete()) continue;
+    if (t.is_null() || t.dtype() != fact.dt || t.rank() != fact.rank() || fact.is_concrete())
+      continue;
     Fact bound(fact.dt, t.shape());
     bool consistent = true;
     for (size_t d = 0; d < t.rank(); d++)

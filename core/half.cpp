@@ -34,12 +34,12 @@ uint16_t float_to_f16_bits(float value) {
   uint32_t sign = (u >> 16) & 0x8000u;
   uint32_t abs = u & 0x7fffffffu;
   if (abs > 0x7f800000u) return static_cast<uint16_t>(sign | 0x7e00u);  // NaN
-  if (abs >= 0x47800000u) {                                            // overflow or inf
+  if (abs >= 0x47800000u) {                                             // overflow or inf
     // values that round below 65520 stay finite
     if (abs < 0x477ff000u) return static_cast<uint16_t>(sign | 0x7bffu);
     return static_cast<uint16_t>(sign | 0x7c00u);
   }
-  if (abs < 0x38800000u) {  // subnormal or zero in f16
+  if (abs < 0x38800000u) {                                      // subnormal or zero in f16
     if (abs < 0x33000000u) return static_cast<uint16_t>(sign);  // rounds to zero
     uint32_t exponent = abs >> 23;
     uint32_t mantissa = (abs & 0x7fffffu) | 0x800000u;

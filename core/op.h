@@ -22,11 +22,11 @@ using Attributes = std::vector<std::pair<std::string, std::string>>;
 
 // Arithmetic an op performs for one evaluation. Dims may be symbolic (FMA = 1536*S).
 struct Cost {
-  Dim fma = 0;               // multiply-adds
+  Dim fma = 0;  // multiply-adds
   DatumType fma_type = DatumType::F32;
-  Dim other = 0;             // other costly arithmetic: exp, div, sqrt, compare...
-  Dim params_bytes = 0;      // bytes of constant weights the op reads
-  bool known = true;         // false: the op has no cost model (reported, never silent)
+  Dim other = 0;         // other costly arithmetic: exp, div, sqrt, compare...
+  Dim params_bytes = 0;  // bytes of constant weights the op reads
+  bool known = true;     // false: the op has no cost model (reported, never silent)
 };
 
 // Where an op writes its outputs. Buffers are owned by the caller and reused across runs, so

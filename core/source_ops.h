@@ -22,7 +22,9 @@ class ConstOp : public Op {
  public:
   explicit ConstOp(Tensor value) : value_(std::move(value)) {}
   std::string name() const override { return "Const"; }
-  std::vector<Fact> output_facts(const FactRefs&) const override { return {Fact::constant(value_)}; }
+  std::vector<Fact> output_facts(const FactRefs&) const override {
+    return {Fact::constant(value_)};
+  }
   void eval(EvalContext& ctx, const TensorRefs&) const override { ctx.set_output(0, value_); }
   Cost cost(const FactRefs&) const override { return {}; }
   const Tensor& value() const { return value_; }

@@ -71,8 +71,9 @@ std::vector<Tensor> State::run_timed(const std::vector<Tensor>& inputs, const No
     const Node& n = g.node(id);
     refs.clear();
     for (const auto& o : n.inputs)
-      refs.push_back(o.present() ? &values_[static_cast<size_t>(o.node)][static_cast<size_t>(o.slot)]
-                                 : nullptr);
+      refs.push_back(o.present()
+                         ? &values_[static_cast<size_t>(o.node)][static_cast<size_t>(o.slot)]
+                         : nullptr);
     EvalContext ctx(values_[static_cast<size_t>(id)]);
     try {
       if (timer) {

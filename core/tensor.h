@@ -130,8 +130,8 @@ template <typename T>
 Tensor Tensor::from_vector(Shape shape, const std::vector<T>& values) {
   Tensor t(datum_type_of<T>, std::move(shape));
   KILN_ENSURE(static_cast<int64_t>(values.size()) == t.numel(),
-              "tensor of shape [{}] needs {} values, got {}", shape_to_string(t.shape()),
-              t.numel(), values.size());
+              "tensor of shape [{}] needs {} values, got {}", shape_to_string(t.shape()), t.numel(),
+              values.size());
   T* dst = t.data<T>();
   for (size_t i = 0; i < values.size(); i++) dst[i] = values[i];
   return t;

@@ -19,11 +19,13 @@ Shape unravel(int64_t flat, const Shape& shape) {
 }  // namespace
 
 std::string CompareResult::summary() const {
-  std::string where = max_error_index.empty() ? "" : " at [" + shape_to_string(max_error_index) + "]";
+  std::string where =
+      max_error_index.empty() ? "" : " at [" + shape_to_string(max_error_index) + "]";
   if (!ok && !reason.empty() && mismatches == 0) return "MISMATCH: " + reason;
   std::string text = fmt::format("max abs error {:.3g}{}", max_abs_error, where);
   if (ok) return "ok, " + text;
-  return fmt::format("MISMATCH: {} of elements outside tolerance, {}; {}", mismatches, text, reason);
+  return fmt::format("MISMATCH: {} of elements outside tolerance, {}; {}", mismatches, text,
+                     reason);
 }
 
 CompareResult compare_tensors(const Tensor& actual, const Tensor& expected, double rtol,
@@ -36,7 +38,8 @@ CompareResult compare_tensors(const Tensor& actual, const Tensor& expected, doub
   }
   if (actual.dtype() != expected.dtype()) {
     r.ok = false;
-    r.reason = fmt::format("type {} instead of {}", name_of(actual.dtype()), name_of(expected.dtype()));
+    r.reason =
+        fmt::format("type {} instead of {}", name_of(actual.dtype()), name_of(expected.dtype()));
     return r;
   }
   if (actual.shape() != expected.shape()) {
@@ -89,10 +92,12 @@ CompareResult compare_tensors(const Tensor& actual, const Tensor& expected, doub
     Shape idx = unravel(first_bad, actual.shape());
     if (actual.dtype() == DatumType::String) {
       r.reason = fmt::format("first at [{}]: \"{}\" vs expected \"{}\"", shape_to_string(idx),
-                             actual.data<std::string>()[first_bad], expected.data<std::string>()[first_bad]);
+                             actual.data<std::string>()[first_bad],
+                             expected.data<std::string>()[first_bad]);
     } else {
-      r.reason = fmt::format("first at [{}]: {} vs expected {}", shape_to_string(idx),
-                             actual.value_as_double(first_bad), expected.value_as_double(first_bad));
+      r.reason =
+          fmt::format("first at [{}]: {} vs expected {}", shape_to_string(idx),
+                      actual.value_as_double(first_bad), expected.value_as_double(first_bad));
     }
   }
   return r;

@@ -10,11 +10,11 @@ namespace kiln {
 
 struct CompareResult {
   bool ok = true;
-  std::string reason;            // why not ok (type/shape mismatch, values), empty when ok
-  double max_abs_error = 0.0;    // over all elements
-  Shape max_error_index;         // where the largest error is
-  int64_t mismatches = 0;        // elements outside tolerance
-  std::string summary() const;   // one line for reports
+  std::string reason;           // why not ok (type/shape mismatch, values), empty when ok
+  double max_abs_error = 0.0;   // over all elements
+  Shape max_error_index;        // where the largest error is
+  int64_t mismatches = 0;       // elements outside tolerance
+  std::string summary() const;  // one line for reports
 };
 
 // Element i matches when |a - e| <= atol + rtol * |e| (floats); exactly otherwise.

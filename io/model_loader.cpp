@@ -11,7 +11,8 @@ namespace fs = std::filesystem;
 
 namespace {
 bool ends_with(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 }  // namespace
 
@@ -41,10 +42,12 @@ std::shared_ptr<Graph> load_model(const std::string& path, std::optional<ModelFo
   KILN_ENSURE(format.has_value(),
               "cannot tell the format of '{}' from its name: use --format onnx|tf|nnef", path);
   switch (*format) {
-    case ModelFormat::Onnx: return onnx_io::load_onnx_file(path);
+    case ModelFormat::Onnx:
+      return onnx_io::load_onnx_file(path);
     case ModelFormat::TensorFlow:
       fail("'{}': TensorFlow GraphDef loading is not implemented yet", path);
-    case ModelFormat::Nnef: fail("'{}': NNEF loading is not implemented yet", path);
+    case ModelFormat::Nnef:
+      fail("'{}': NNEF loading is not implemented yet", path);
   }
   fail("unknown model format");
 }

@@ -191,18 +191,20 @@ const onnx::AttributeProto* NodeContext::find_attr(const std::string& name) cons
   return nullptr;
 }
 
-bool NodeContext::has_attr(const std::string& name) const { return find_attr(name) != nullptr; }
+bool NodeContext::has_attr(const std::string& name) const {
+  return find_attr(name) != nullptr;
+}
 
-#define KILN_ATTR_GETTER(RET, NAME, CHECK, GET)                                          \
-  RET NodeContext::NAME(const std::string& name, std::optional<RET> dflt) const {        \
-    const auto* a = find_attr(name);                                                     \
-    if (!a) {                                                                            \
-      KILN_ENSURE(dflt.has_value(), "required attribute '{}' is missing", name);         \
-      return *dflt;                                                                      \
-    }                                                                                    \
-    KILN_ENSURE(a->type() == onnx::AttributeProto::CHECK, "attribute '{}' should be {}", \
-                name, #CHECK);                                                           \
-    return GET;                                                                          \
+#define KILN_ATTR_GETTER(RET, NAME, CHECK, GET)                                                \
+  RET NodeContext::NAME(const std::string& name, std::optional<RET> dflt) const {              \
+    const auto* a = find_attr(name);                                                           \
+    if (!a) {                                                                                  \
+      KILN_ENSURE(dflt.has_value(), "required attribute '{}' is missing", name);               \
+      return *dflt;                                                                            \
+    }                                                                                          \
+    KILN_ENSURE(a->type() == onnx::AttributeProto::CHECK, "attribute '{}' should be {}", name, \
+                #CHECK);                                                                       \
+    return GET;                                                                                \
   }
 
 KILN_ATTR_GETTER(int64_t, attr_int, INT, a->i())
@@ -219,8 +221,7 @@ KILN_ATTR_GETTER(std::vector<std::string>, attr_strings, STRINGS,
 Tensor NodeContext::attr_tensor(const std::string& name) const {
   const auto* a = find_attr(name);
   KILN_ENSURE(a, "required attribute '{}' is missing", name);
-  KILN_ENSURE(a->type() == onnx::AttributeProto::TENSOR, "attribute '{}' should be a tensor",
-              name);
+  KILN_ENSURE(a->type() == onnx::AttributeProto::TENSOR, "attribute '{}' should be a tensor", name);
   return tensor_from_proto(a->t(), builder_.base_dir());
 }
 
@@ -244,7 +245,8 @@ Subgraph NodeContext::attr_graph(const std::string& name) const {
 }
 
 void NodeContext::wire(OpPtr op) {
-  int id = builder_.mutable_graph().add_node(node_name_for(), std::move(op), inputs(), num_outputs());
+  int id =
+      builder_.mutable_graph().add_node(node_name_for(), std::move(op), inputs(), num_outputs());
   for (size_t i = 0; i < num_outputs(); i++) set_output(i, {id, static_cast<int>(i)});
 }
 

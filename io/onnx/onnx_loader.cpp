@@ -27,8 +27,9 @@ std::shared_ptr<Graph> load_onnx_file(const std::string& path, OnnxModelInfo* in
   coded.SetTotalBytesLimit(INT32_MAX);
   if (!model.ParseFromCodedStream(&coded) || !coded.ConsumedEntireMessage())
     fail("'{}' is not a valid ONNX model (protobuf parse failed: truncated or not ONNX)", path);
-  KILN_ENSURE(model.has_graph() && (model.graph().node_size() > 0 || model.graph().output_size() > 0),
-              "'{}' is not a valid ONNX model (no graph)", path);
+  KILN_ENSURE(
+      model.has_graph() && (model.graph().node_size() > 0 || model.graph().output_size() > 0),
+      "'{}' is not a valid ONNX model (no graph)", path);
   std::string base_dir = fs::path(path).parent_path().string();
   try {
     return load_onnx_model(model, base_dir.empty() ? "." : base_dir, info);

@@ -12,40 +12,69 @@ using TP = onnx::TensorProto;
 
 std::optional<DatumType> datum_type_from_onnx(int t) {
   switch (t) {
-    case TP::FLOAT: return DatumType::F32;
-    case TP::DOUBLE: return DatumType::F64;
-    case TP::FLOAT16: return DatumType::F16;
-    case TP::BFLOAT16: return DatumType::BF16;
-    case TP::INT8: return DatumType::I8;
-    case TP::INT16: return DatumType::I16;
-    case TP::INT32: return DatumType::I32;
-    case TP::INT64: return DatumType::I64;
-    case TP::UINT8: return DatumType::U8;
-    case TP::UINT16: return DatumType::U16;
-    case TP::UINT32: return DatumType::U32;
-    case TP::UINT64: return DatumType::U64;
-    case TP::BOOL: return DatumType::Bool;
-    case TP::STRING: return DatumType::String;
-    default: return std::nullopt;
+    case TP::FLOAT:
+      return DatumType::F32;
+    case TP::DOUBLE:
+      return DatumType::F64;
+    case TP::FLOAT16:
+      return DatumType::F16;
+    case TP::BFLOAT16:
+      return DatumType::BF16;
+    case TP::INT8:
+      return DatumType::I8;
+    case TP::INT16:
+      return DatumType::I16;
+    case TP::INT32:
+      return DatumType::I32;
+    case TP::INT64:
+      return DatumType::I64;
+    case TP::UINT8:
+      return DatumType::U8;
+    case TP::UINT16:
+      return DatumType::U16;
+    case TP::UINT32:
+      return DatumType::U32;
+    case TP::UINT64:
+      return DatumType::U64;
+    case TP::BOOL:
+      return DatumType::Bool;
+    case TP::STRING:
+      return DatumType::String;
+    default:
+      return std::nullopt;
   }
 }
 
 int onnx_type_from_datum_type(DatumType dt) {
   switch (dt) {
-    case DatumType::F32: return TP::FLOAT;
-    case DatumType::F64: return TP::DOUBLE;
-    case DatumType::F16: return TP::FLOAT16;
-    case DatumType::BF16: return TP::BFLOAT16;
-    case DatumType::I8: return TP::INT8;
-    case DatumType::I16: return TP::INT16;
-    case DatumType::I32: return TP::INT32;
-    case DatumType::I64: return TP::INT64;
-    case DatumType::U8: return TP::UINT8;
-    case DatumType::U16: return TP::UINT16;
-    case DatumType::U32: return TP::UINT32;
-    case DatumType::U64: return TP::UINT64;
-    case DatumType::Bool: return TP::BOOL;
-    case DatumType::String: return TP::STRING;
+    case DatumType::F32:
+      return TP::FLOAT;
+    case DatumType::F64:
+      return TP::DOUBLE;
+    case DatumType::F16:
+      return TP::FLOAT16;
+    case DatumType::BF16:
+      return TP::BFLOAT16;
+    case DatumType::I8:
+      return TP::INT8;
+    case DatumType::I16:
+      return TP::INT16;
+    case DatumType::I32:
+      return TP::INT32;
+    case DatumType::I64:
+      return TP::INT64;
+    case DatumType::U8:
+      return TP::UINT8;
+    case DatumType::U16:
+      return TP::UINT16;
+    case DatumType::U32:
+      return TP::UINT32;
+    case DatumType::U64:
+      return TP::UINT64;
+    case DatumType::Bool:
+      return TP::BOOL;
+    case DatumType::String:
+      return TP::STRING;
   }
   return TP::UNDEFINED;
 }
@@ -115,24 +144,48 @@ Tensor tensor_from_proto(const TP& proto, const std::string& base_dir) {
   bool external = proto.data_location() == TP::EXTERNAL;
   if (external || proto.has_raw_data()) {
     std::string ext;
-    const std::string& raw = external ? (ext = read_external(proto, base_dir, t.nbytes())) : proto.raw_data();
-    KILN_ENSURE(raw.size() == t.nbytes(), "tensor '{}' has {} bytes of raw data, shape [{}] {} needs {}",
-                name, raw.size(), shape_to_string(shape), name_of(*dt), t.nbytes());
+    const std::string& raw =
+        external ? (ext = read_external(proto, base_dir, t.nbytes())) : proto.raw_data();
+    KILN_ENSURE(raw.size() == t.nbytes(),
+                "tensor '{}' has {} bytes of raw data, shape [{}] {} needs {}", name, raw.size(),
+                shape_to_string(shape), name_of(*dt), t.nbytes());
     if (!raw.empty()) std::memcpy(t.raw_data(), raw.data(), raw.size());
     return t;
   }
   switch (*dt) {
-    case DatumType::F32: copy_field<float>(t, proto.float_data(), name); break;
-    case DatumType::F64: copy_field<double>(t, proto.double_data(), name); break;
-    case DatumType::I64: copy_field<int64_t>(t, proto.int64_data(), name); break;
-    case DatumType::U32: copy_field<uint32_t>(t, proto.uint64_data(), name); break;
-    case DatumType::U64: copy_field<uint64_t>(t, proto.uint64_data(), name); break;
-    case DatumType::I32: copy_field<int32_t>(t, proto.int32_data(), name); break;
-    case DatumType::I16: copy_field<int16_t>(t, proto.int32_data(), name); break;
-    case DatumType::I8: copy_field<int8_t>(t, proto.int32_data(), name); break;
-    case DatumType::U16: copy_field<uint16_t>(t, proto.int32_data(), name); break;
-    case DatumType::U8: copy_field<uint8_t>(t, proto.int32_data(), name); break;
-    case DatumType::Bool: copy_field<bool>(t, proto.int32_data(), name); break;
+    case DatumType::F32:
+      copy_field<float>(t, proto.float_data(), name);
+      break;
+    case DatumType::F64:
+      copy_field<double>(t, proto.double_data(), name);
+      break;
+    case DatumType::I64:
+      copy_field<int64_t>(t, proto.int64_data(), name);
+      break;
+    case DatumType::U32:
+      copy_field<uint32_t>(t, proto.uint64_data(), name);
+      break;
+    case DatumType::U64:
+      copy_field<uint64_t>(t, proto.uint64_data(), name);
+      break;
+    case DatumType::I32:
+      copy_field<int32_t>(t, proto.int32_data(), name);
+      break;
+    case DatumType::I16:
+      copy_field<int16_t>(t, proto.int32_data(), name);
+      break;
+    case DatumType::I8:
+      copy_field<int8_t>(t, proto.int32_data(), name);
+      break;
+    case DatumType::U16:
+      copy_field<uint16_t>(t, proto.int32_data(), name);
+      break;
+    case DatumType::U8:
+      copy_field<uint8_t>(t, proto.int32_data(), name);
+      break;
+    case DatumType::Bool:
+      copy_field<bool>(t, proto.int32_data(), name);
+      break;
     case DatumType::F16:
     case DatumType::BF16: {
       KILN_ENSURE(proto.int32_data_size() == t.numel(), "tensor '{}' has {} values for {} elements",
@@ -142,7 +195,8 @@ Tensor tensor_from_proto(const TP& proto, const std::string& base_dir) {
         dst[i] = static_cast<uint16_t>(proto.int32_data(i));
       break;
     }
-    default: fail("tensor '{}': unsupported data type", name);
+    default:
+      fail("tensor '{}': unsupported data type", name);
   }
   return t;
 }

@@ -34,7 +34,8 @@ void write_file(const std::string& path, const std::string& bytes) {
 }
 
 bool ends_with(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 struct NpyType {
@@ -78,7 +79,8 @@ Tensor parse_npy(const std::string& bytes, const std::string& what) {
     KILN_ENSURE(bytes.size() >= 12 && (major == 2 || major == 3), "{}: unsupported .npy version {}",
                 what, major);
     header_len = 0;
-    for (int i = 0; i < 4; i++) header_len |= size_t{static_cast<unsigned char>(bytes[8 + i])} << (8 * i);
+    for (int i = 0; i < 4; i++)
+      header_len |= size_t{static_cast<unsigned char>(bytes[8 + i])} << (8 * i);
     header_start = 12;
   }
   KILN_ENSURE(header_start + header_len <= bytes.size(), "{}: truncated .npy header", what);
@@ -98,7 +100,8 @@ Tensor parse_npy(const std::string& bytes, const std::string& what) {
   Shape shape;
   std::string dims = m[1];
   std::regex num(R"(\d+)");
-  for (auto it = std::sregex_iterator(dims.begin(), dims.end(), num); it != std::sregex_iterator(); ++it) {
+  for (auto it = std::sregex_iterator(dims.begin(), dims.end(), num); it != std::sregex_iterator();
+       ++it) {
     KILN_ENSURE(it->str().size() < 16, "{}: dimension {} is too large", what, it->str());
     shape.push_back(std::stoll(it->str()));
   }
@@ -109,14 +112,17 @@ Tensor parse_npy(const std::string& bytes, const std::string& what) {
   int64_t numel = shape_numel(shape);
   size_t need = static_cast<size_t>(numel) * size_of(type->dt);
   size_t data_start = header_start + header_len;
-  KILN_ENSURE(bytes.size() - data_start == need, "{}: .npy data has {} bytes, shape ({}) {} needs {}",
-              what, bytes.size() - data_start, shape_to_string(shape), descr, need);
+  KILN_ENSURE(bytes.size() - data_start == need,
+              "{}: .npy data has {} bytes, shape ({}) {} needs {}", what, bytes.size() - data_start,
+              shape_to_string(shape), descr, need);
   Tensor t(type->dt, shape);
   if (need) std::memcpy(t.raw_data(), bytes.data() + data_start, need);
   return t;
 }
 
-Tensor read_npy(const std::string& path) { return parse_npy(read_file(path), "'" + path + "'"); }
+Tensor read_npy(const std::string& path) {
+  return parse_npy(read_file(path), "'" + path + "'");
+}
 
 std::string serialize_npy(const Tensor& tensor) {
   const NpyType* type = nullptr;
@@ -141,7 +147,9 @@ std::string serialize_npy(const Tensor& tensor) {
   return out;
 }
 
-void write_npy(const std::string& path, const Tensor& tensor) { write_file(path, serialize_npy(tensor)); }
+void write_npy(const std::string& path, const Tensor& tensor) {
+  write_file(path, serialize_npy(tensor));
+}
 
 std::vector<NamedTensor> read_npz(const std::string& path) {
   std::error_code ec;
@@ -163,7 +171,8 @@ std::vector<NamedTensor> read_npz(const std::string& path) {
       std::string bytes;
       char buf[1 << 16];
       la_ssize_t n;
-      while ((n = archive_read_data(a, buf, sizeof buf)) > 0) bytes.append(buf, static_cast<size_t>(n));
+      while ((n = archive_read_data(a, buf, sizeof buf)) > 0)
+        bytes.append(buf, static_cast<size_t>(n));
       KILN_ENSURE(n == 0, "'{}': cannot read entry {}: {}", path, name, archive_error_string(a));
       if (ends_with(name, ".npy")) name.resize(name.size() - 4);
       out.push_back({name, parse_npy(bytes, fmt::format("'{}' entry {}", path, name))});
@@ -180,7 +189,8 @@ std::vector<NamedTensor> read_npz(const std::string& path) {
 void write_npz(const std::string& path, const std::vector<NamedTensor>& tensors) {
   struct archive* a = archive_write_new();
   archive_write_set_format_zip(a);
-  KILN_ENSURE(archive_write_open_filename(a, path.c_str()) == ARCHIVE_OK, "cannot write '{}'", path);
+  KILN_ENSURE(archive_write_open_filename(a, path.c_str()) == ARCHIVE_OK, "cannot write '{}'",
+              path);
   for (const auto& t : tensors) {
     std::string bytes = serialize_npy(t.tensor);
     struct archive_entry* e = archive_entry_new();

@@ -11,13 +11,17 @@ namespace kiln::ops {
 namespace {
 template <typename T>
 double to_double(T v) {
-  if constexpr (std::is_same_v<T, double>) return v;
-  else return static_cast<double>(static_cast<float>(v));
+  if constexpr (std::is_same_v<T, double>)
+    return v;
+  else
+    return static_cast<double>(static_cast<float>(v));
 }
 template <typename T>
 T from_double(double v) {
-  if constexpr (std::is_same_v<T, double>) return v;
-  else return T(static_cast<float>(v));
+  if constexpr (std::is_same_v<T, double>)
+    return v;
+  else
+    return T(static_cast<float>(v));
 }
 }  // namespace
 
@@ -47,7 +51,9 @@ void dft_1d(const double* in_re, const double* in_im, int64_t in_len, int64_t in
 }
 
 Attributes Dft::attributes() const {
-  return {{"axis", std::to_string(axis_)}, {"inverse", inverse_ ? "1" : "0"}, {"onesided", onesided_ ? "1" : "0"}};
+  return {{"axis", std::to_string(axis_)},
+          {"inverse", inverse_ ? "1" : "0"},
+          {"onesided", onesided_ ? "1" : "0"}};
 }
 
 size_t Dft::resolve_axis(const FactRefs& inputs, size_t rank) const {
@@ -60,7 +66,8 @@ size_t Dft::resolve_axis(const FactRefs& inputs, size_t rank) const {
   // Negative axes count from the end of the signal dims (the last axis is real/imaginary).
   int64_t signal_rank = static_cast<int64_t>(rank) - 1;
   if (axis < 0) axis += signal_rank;
-  KILN_ENSURE(axis >= 1 && axis < signal_rank, "DFT: axis {} out of range for input rank {}", axis_, rank);
+  KILN_ENSURE(axis >= 1 && axis < signal_rank, "DFT: axis {} out of range for input rank {}", axis_,
+              rank);
   return static_cast<size_t>(axis);
 }
 
@@ -68,7 +75,8 @@ std::vector<Fact> Dft::output_facts(const FactRefs& inputs) const {
   expect_inputs(name(), inputs.size(), 1, 3);
   const Fact& x = required(inputs, 0, name());
   KILN_ENSURE(is_float(x.dt), "DFT: input must be float, got {}", name_of(x.dt));
-  KILN_ENSURE(x.rank() >= 3, "DFT: input must be [batch, signal..., 1 or 2], got rank {}", x.rank());
+  KILN_ENSURE(x.rank() >= 3, "DFT: input must be [batch, signal..., 1 or 2], got rank {}",
+              x.rank());
   KILN_ENSURE(x.shape.back() == Dim(1) || x.shape.back() == Dim(2),
               "DFT: last axis must be 1 (real) or 2 (complex), got {}", x.shape.back().to_string());
   KILN_ENSURE(!onesided_ || !inverse_, "DFT: onesided inverse transforms are not supported");
@@ -111,7 +119,8 @@ void Dft::eval(EvalContext& ctx, const TensorRefs& inputs) const {
   std::vector<double> ore(static_cast<size_t>(out_len)), oim(static_cast<size_t>(out_len));
   dispatch_numeric(x.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
-    if constexpr (std::is_floating_point_v<T> || std::is_same_v<T, f16> || std::is_same_v<T, bf16>) {
+    if constexpr (std::is_floating_point_v<T> || std::is_same_v<T, f16> ||
+                  std::is_same_v<T, bf16>) {
       const T* src = x.data<T>();
       T* dst = out.data<T>();
       int64_t channels = complex_in ? 2 : 1;
@@ -122,7 +131,8 @@ void Dft::eval(EvalContext& ctx, const TensorRefs& inputs) const {
             re[n] = to_double(src[base]);
             im[n] = complex_in ? to_double(src[base + 1]) : 0.0;
           }
-          dft_1d(re.data(), im.data(), in_len, 1, length, inverse_, ore.data(), oim.data(), out_len, 1);
+          dft_1d(re.data(), im.data(), in_len, 1, length, inverse_, ore.data(), oim.data(), out_len,
+                 1);
           for (int64_t k = 0; k < out_len; k++) {
             int64_t base = ((o * out_len + k) * inner + i) * 2;
             dst[base] = from_double<T>(ore[k]);

@@ -10,7 +10,8 @@ class Dft : public Op {
  public:
   // axis counts the batch axis (ONNX: 1 is the first signal axis); it may be negative (from the
   // end, not counting the trailing real/imaginary axis).
-  Dft(int64_t axis, bool inverse, bool onesided) : axis_(axis), inverse_(inverse), onesided_(onesided) {}
+  Dft(int64_t axis, bool inverse, bool onesided)
+      : axis_(axis), inverse_(inverse), onesided_(onesided) {}
   std::string name() const override { return "DFT"; }
   Attributes attributes() const override;
   // inputs: signal, optional dft_length (scalar), optional axis (scalar, opset 20)

@@ -23,10 +23,13 @@ void MelWeightMatrix::eval(EvalContext& ctx, const TensorRefs& inputs) const {
   int64_t sample_rate = inputs[2]->value_as_i64(0);
   double lower = inputs[3]->value_as_double(0);
   double upper = inputs[4]->value_as_double(0);
-  KILN_ENSURE(num_mel_bins > 0 && num_mel_bins < (1 << 20), "MelWeightMatrix: bad num_mel_bins {}", num_mel_bins);
-  KILN_ENSURE(dft_length > 0 && dft_length < (1 << 24), "MelWeightMatrix: bad dft_length {}", dft_length);
+  KILN_ENSURE(num_mel_bins > 0 && num_mel_bins < (1 << 20), "MelWeightMatrix: bad num_mel_bins {}",
+              num_mel_bins);
+  KILN_ENSURE(dft_length > 0 && dft_length < (1 << 24), "MelWeightMatrix: bad dft_length {}",
+              dft_length);
   KILN_ENSURE(sample_rate > 0, "MelWeightMatrix: bad sample_rate {}", sample_rate);
-  KILN_ENSURE(lower >= 0 && upper > lower, "MelWeightMatrix: need 0 <= lower_edge_hertz < upper_edge_hertz");
+  KILN_ENSURE(lower >= 0 && upper > lower,
+              "MelWeightMatrix: need 0 <= lower_edge_hertz < upper_edge_hertz");
   int64_t rows = dft_length / 2 + 1;
   // Band edges: num_mel_bins + 2 points equally spaced on the mel scale, mapped back to Hz and
   // then to (floored) spectrogram bin indices.
@@ -36,12 +39,15 @@ void MelWeightMatrix::eval(EvalContext& ctx, const TensorRefs& inputs) const {
   std::vector<int64_t> edges(static_cast<size_t>(num_mel_bins + 2));
   for (int64_t i = 0; i < num_mel_bins + 2; i++) {
     double hz = 700.0 * (std::pow(10.0, (static_cast<double>(i) * step + low_mel) / 2595.0) - 1.0);
-    edges[i] = static_cast<int64_t>(std::floor(static_cast<double>(dft_length + 1) * hz / static_cast<double>(sample_rate)));
+    edges[i] = static_cast<int64_t>(
+        std::floor(static_cast<double>(dft_length + 1) * hz / static_cast<double>(sample_rate)));
   }
   std::vector<double> w(static_cast<size_t>(rows * num_mel_bins), 0.0);
   auto at = [&](int64_t r, int64_t c) -> double& {
-    KILN_ENSURE(r >= 0 && r < rows, "MelWeightMatrix: band edge {} outside the {} spectrogram bins "
-                "(upper_edge_hertz above sample_rate/2?)", r, rows);
+    KILN_ENSURE(r >= 0 && r < rows,
+                "MelWeightMatrix: band edge {} outside the {} spectrogram bins "
+                "(upper_edge_hertz above sample_rate/2?)",
+                r, rows);
     return w[static_cast<size_t>(r * num_mel_bins + c)];
   };
   for (int64_t m = 0; m < num_mel_bins; m++) {

@@ -43,8 +43,9 @@ void Stft::eval(EvalContext& ctx, const TensorRefs& inputs) const {
   KILN_ENSURE(step > 0, "STFT: frame_step must be positive, got {}", step);
   KILN_ENSURE(frame_length > 0 && frame_length <= x.dim(1),
               "STFT: frame_length {} must be in [1, signal length {}]", frame_length, x.dim(1));
-  KILN_ENSURE(!window || window->dim(0) == frame_length, "STFT: window length {} != frame_length {}",
-              window ? window->dim(0) : 0, frame_length);
+  KILN_ENSURE(!window || window->dim(0) == frame_length,
+              "STFT: window length {} != frame_length {}", window ? window->dim(0) : 0,
+              frame_length);
   int64_t batch = x.dim(0), length = x.dim(1), channels = x.dim(2);
   int64_t frames = (length - frame_length) / step + 1;
   int64_t bins = onesided_ ? frame_length / 2 + 1 : frame_length;
@@ -64,14 +65,16 @@ void Stft::eval(EvalContext& ctx, const TensorRefs& inputs) const {
         re[n] = s[0] * w;
         im[n] = channels == 2 ? s[1] * w : 0.0;
       }
-      dft_1d(re.data(), im.data(), frame_length, 1, frame_length, false, ore.data(), oim.data(), bins, 1);
+      dft_1d(re.data(), im.data(), frame_length, 1, frame_length, false, ore.data(), oim.data(),
+             bins, 1);
       for (int64_t k = 0; k < bins; k++) {
         dst[((b * frames + f) * bins + k) * 2] = ore[k];
         dst[((b * frames + f) * bins + k) * 2 + 1] = oim[k];
       }
     }
   Tensor cast = od.cast_to(x.dtype());
-  std::copy_n(static_cast<const char*>(cast.raw_data()), cast.nbytes(), static_cast<char*>(out.raw_data()));
+  std::copy_n(static_cast<const char*>(cast.raw_data()), cast.nbytes(),
+              static_cast<char*>(out.raw_data()));
 }
 
 Cost Stft::cost(const FactRefs& inputs) const {

@@ -9,22 +9,28 @@ namespace kiln::ops {
 
 std::string Window::name() const {
   switch (kind_) {
-    case WindowKind::Hann: return "HannWindow";
-    case WindowKind::Hamming: return "HammingWindow";
-    case WindowKind::Blackman: return "BlackmanWindow";
+    case WindowKind::Hann:
+      return "HannWindow";
+    case WindowKind::Hamming:
+      return "HammingWindow";
+    case WindowKind::Blackman:
+      return "BlackmanWindow";
   }
   return "Window";
 }
 
 Attributes Window::attributes() const {
-  return {{"periodic", periodic_ ? "1" : "0"}, {"output_datatype", std::string(name_of(output_type_))}};
+  return {{"periodic", periodic_ ? "1" : "0"},
+          {"output_datatype", std::string(name_of(output_type_))}};
 }
 
 std::vector<Fact> Window::output_facts(const FactRefs& inputs) const {
   expect_inputs(name(), inputs.size(), 1, 1);
   const Fact& size = required(inputs, 0, name());
-  KILN_ENSURE(size.rank() == 0 && is_integer(size.dt), "{}: size must be an integer scalar", name());
-  if (size.dims_value && !size.dims_value->empty()) return {Fact(output_type_, {(*size.dims_value)[0]})};
+  KILN_ENSURE(size.rank() == 0 && is_integer(size.dt), "{}: size must be an integer scalar",
+              name());
+  if (size.dims_value && !size.dims_value->empty())
+    return {Fact(output_type_, {(*size.dims_value)[0]})};
   return {Fact(output_type_, std::vector<Dim>{Dim::fresh()})};
 }
 
@@ -38,12 +44,19 @@ void Window::eval(EvalContext& ctx, const TensorRefs& inputs) const {
     using T = typename decltype(tag)::type;
     T* y = out.data<T>();
     for (int64_t i = 0; i < n; i++) {
-      double x = denominator > 0 ? 2.0 * std::numbers::pi * static_cast<double>(i) / denominator : 0.0;
+      double x =
+          denominator > 0 ? 2.0 * std::numbers::pi * static_cast<double>(i) / denominator : 0.0;
       double v = 0;
       switch (kind_) {
-        case WindowKind::Hann: v = 0.5 - 0.5 * std::cos(x); break;
-        case WindowKind::Hamming: v = 25.0 / 46.0 - (21.0 / 46.0) * std::cos(x); break;
-        case WindowKind::Blackman: v = 0.42 - 0.5 * std::cos(x) + 0.08 * std::cos(2 * x); break;
+        case WindowKind::Hann:
+          v = 0.5 - 0.5 * std::cos(x);
+          break;
+        case WindowKind::Hamming:
+          v = 25.0 / 46.0 - (21.0 / 46.0) * std::cos(x);
+          break;
+        case WindowKind::Blackman:
+          v = 0.42 - 0.5 * std::cos(x) + 0.08 * std::cos(2 * x);
+          break;
       }
       if constexpr (std::is_same_v<T, f16> || std::is_same_v<T, bf16>)
         y[i] = T(static_cast<float>(v));

@@ -27,7 +27,9 @@ StringNormalizer::StringNormalizer(CaseChange change, bool case_sensitive,
 }
 
 Attributes StringNormalizer::attributes() const {
-  const char* change = change_ == CaseChange::Lower ? "LOWER" : change_ == CaseChange::Upper ? "UPPER" : "NONE";
+  const char* change = change_ == CaseChange::Lower   ? "LOWER"
+                       : change_ == CaseChange::Upper ? "UPPER"
+                                                      : "NONE";
   return {{"case_change_action", change},
           {"is_case_sensitive", case_sensitive_ ? "1" : "0"},
           {"stopwords", std::to_string(stopwords_.size())}};
@@ -40,11 +42,13 @@ bool StringNormalizer::is_stopword(const std::string& word) const {
 std::vector<Fact> StringNormalizer::output_facts(const FactRefs& inputs) const {
   expect_inputs(name(), inputs.size(), 1, 1);
   const Fact& x = required(inputs, 0, name());
-  KILN_ENSURE(x.dt == DatumType::String, "StringNormalizer: input must be strings, got {}", name_of(x.dt));
+  KILN_ENSURE(x.dt == DatumType::String, "StringNormalizer: input must be strings, got {}",
+              name_of(x.dt));
   KILN_ENSURE(x.rank() == 1 || (x.rank() == 2 && x.shape[0] == Dim(1)),
               "StringNormalizer: input must be [C] or [1, C], got [{}]", dims_to_string(x.shape));
   Dim c = stopwords_.empty() ? x.shape.back() : Dim::fresh();
-  return {Fact(DatumType::String, x.rank() == 1 ? std::vector<Dim>{c} : std::vector<Dim>{Dim(1), c})};
+  return {
+      Fact(DatumType::String, x.rank() == 1 ? std::vector<Dim>{c} : std::vector<Dim>{Dim(1), c})};
 }
 
 void StringNormalizer::eval(EvalContext& ctx, const TensorRefs& inputs) const {
@@ -52,7 +56,9 @@ void StringNormalizer::eval(EvalContext& ctx, const TensorRefs& inputs) const {
   std::vector<std::string> kept;
   for (const auto& s : x.values<std::string>()) {
     if (is_stopword(s)) continue;
-    kept.push_back(change_ == CaseChange::Lower ? ascii_lower(s) : change_ == CaseChange::Upper ? ascii_upper(s) : s);
+    kept.push_back(change_ == CaseChange::Lower   ? ascii_lower(s)
+                   : change_ == CaseChange::Upper ? ascii_upper(s)
+                                                  : s);
   }
   // An empty result is one empty string, as the spec asks.
   if (kept.empty()) kept.emplace_back();

@@ -12,8 +12,9 @@ TfIdfVectorizer::TfIdfVectorizer(Config config) : config_(std::move(config)) {
               "TfIdfVectorizer: bad gram lengths [{}, {}]", c.min_gram_length, c.max_gram_length);
   KILN_ENSURE(c.max_skip_count >= 0, "TfIdfVectorizer: negative max_skip_count");
   bool strings = !c.pool_strings.empty();
-  KILN_ENSURE(strings != !c.pool_int64s.empty() || (c.pool_strings.empty() && c.pool_int64s.empty()),
-              "TfIdfVectorizer: give pool_int64s or pool_strings, not both");
+  KILN_ENSURE(
+      strings != !c.pool_int64s.empty() || (c.pool_strings.empty() && c.pool_int64s.empty()),
+      "TfIdfVectorizer: give pool_int64s or pool_strings, not both");
   std::vector<int64_t> pool = c.pool_int64s;
   if (strings)
     for (const auto& s : c.pool_strings) {
@@ -22,7 +23,8 @@ TfIdfVectorizer::TfIdfVectorizer(Config config) : config_(std::move(config)) {
     }
   int64_t pool_size = static_cast<int64_t>(pool.size());
   KILN_ENSURE(static_cast<int64_t>(c.ngram_counts.size()) <= c.max_gram_length,
-              "TfIdfVectorizer: {} ngram_counts for max_gram_length {}", c.ngram_counts.size(), c.max_gram_length);
+              "TfIdfVectorizer: {} ngram_counts for max_gram_length {}", c.ngram_counts.size(),
+              c.max_gram_length);
   size_t gram_index = 0;
   for (size_t len_index = 0; len_index < c.ngram_counts.size(); len_index++) {
     int64_t n = static_cast<int64_t>(len_index) + 1;
@@ -44,9 +46,12 @@ TfIdfVectorizer::TfIdfVectorizer(Config config) : config_(std::move(config)) {
 }
 
 Attributes TfIdfVectorizer::attributes() const {
-  const char* mode = config_.mode == TfIdfMode::Tf ? "TF" : config_.mode == TfIdfMode::Idf ? "IDF" : "TFIDF";
+  const char* mode = config_.mode == TfIdfMode::Tf    ? "TF"
+                     : config_.mode == TfIdfMode::Idf ? "IDF"
+                                                      : "TFIDF";
   return {{"mode", mode},
-          {"grams", std::to_string(config_.min_gram_length) + ".." + std::to_string(config_.max_gram_length)},
+          {"grams", std::to_string(config_.min_gram_length) + ".." +
+                        std::to_string(config_.max_gram_length)},
           {"max_skip_count", std::to_string(config_.max_skip_count)}};
 }
 
@@ -54,8 +59,9 @@ std::vector<Fact> TfIdfVectorizer::output_facts(const FactRefs& inputs) const {
   expect_inputs(name(), inputs.size(), 1, 1);
   const Fact& x = required(inputs, 0, name());
   bool strings = !config_.pool_strings.empty();
-  KILN_ENSURE(strings ? x.dt == DatumType::String : (x.dt == DatumType::I32 || x.dt == DatumType::I64),
-              "TfIdfVectorizer: input type {} does not match the pool", name_of(x.dt));
+  KILN_ENSURE(
+      strings ? x.dt == DatumType::String : (x.dt == DatumType::I32 || x.dt == DatumType::I64),
+      "TfIdfVectorizer: input type {} does not match the pool", name_of(x.dt));
   KILN_ENSURE(x.rank() == 1 || x.rank() == 2, "TfIdfVectorizer: input must be [C] or [N, C]");
   if (x.rank() == 1) return {Fact(DatumType::F32, {Dim(output_size_)})};
   return {Fact(DatumType::F32, {x.shape[0], Dim(output_size_)})};
@@ -74,7 +80,8 @@ void TfIdfVectorizer::eval(EvalContext& ctx, const TensorRefs& inputs) const {
       tokens[i] = x.value_as_i64(i);
     }
   }
-  Tensor& y = ctx.output(0, DatumType::F32, x.rank() == 2 ? Shape{rows, output_size_} : Shape{output_size_});
+  Tensor& y = ctx.output(0, DatumType::F32,
+                         x.rank() == 2 ? Shape{rows, output_size_} : Shape{output_size_});
   float* out = y.data<float>();
   std::fill(out, out + y.numel(), 0.0f);
   std::vector<int64_t> gram;
@@ -95,9 +102,14 @@ void TfIdfVectorizer::eval(EvalContext& ctx, const TensorRefs& inputs) const {
     for (int64_t j = 0; j < output_size_; j++) {
       float w = j < static_cast<int64_t>(config_.weights.size()) ? config_.weights[j] : 1.0f;
       switch (config_.mode) {
-        case TfIdfMode::Tf: break;
-        case TfIdfMode::Idf: counts[j] = counts[j] > 0 ? w : 0.0f; break;
-        case TfIdfMode::TfIdf: counts[j] *= w; break;
+        case TfIdfMode::Tf:
+          break;
+        case TfIdfMode::Idf:
+          counts[j] = counts[j] > 0 ? w : 0.0f;
+          break;
+        case TfIdfMode::TfIdf:
+          counts[j] *= w;
+          break;
       }
     }
   }

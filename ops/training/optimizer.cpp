@@ -8,16 +8,20 @@ namespace kiln::ops {
 
 std::string Optimizer::name() const {
   switch (config_.kind) {
-    case OptimizerKind::Adagrad: return "Adagrad";
+    case OptimizerKind::Adagrad:
+      return "Adagrad";
     case OptimizerKind::Momentum:
-    case OptimizerKind::Nesterov: return "Momentum";
-    case OptimizerKind::Adam: return "Adam";
+    case OptimizerKind::Nesterov:
+      return "Momentum";
+    case OptimizerKind::Adam:
+      return "Adam";
   }
   return "Optimizer";
 }
 
 Attributes Optimizer::attributes() const {
-  return {{"alpha", std::to_string(config_.alpha)}, {"beta", std::to_string(config_.beta)},
+  return {{"alpha", std::to_string(config_.alpha)},
+          {"beta", std::to_string(config_.beta)},
           {"epsilon", std::to_string(config_.epsilon)},
           {"norm_coefficient", std::to_string(config_.norm_coefficient)}};
 }
@@ -25,21 +29,25 @@ Attributes Optimizer::attributes() const {
 size_t Optimizer::tensor_count(size_t num_inputs) const {
   size_t groups = 2 + state_groups();  // X, G, states
   KILN_ENSURE(num_inputs > 2 && (num_inputs - 2) % groups == 0,
-              "{}: expects R, T and {} groups of tensors, got {} inputs", name(), groups, num_inputs);
+              "{}: expects R, T and {} groups of tensors, got {} inputs", name(), groups,
+              num_inputs);
   return (num_inputs - 2) / groups;
 }
 
 std::vector<Fact> Optimizer::output_facts(const FactRefs& inputs) const {
   size_t n = tensor_count(inputs.size());
   for (size_t i = 0; i < inputs.size(); i++) required(inputs, i, name());
-  KILN_ENSURE(inputs[0]->rank() == 0 && is_float(inputs[0]->dt), "{}: R must be a float scalar", name());
-  KILN_ENSURE(inputs[1]->rank() == 0 && is_integer(inputs[1]->dt), "{}: T must be an integer scalar", name());
+  KILN_ENSURE(inputs[0]->rank() == 0 && is_float(inputs[0]->dt), "{}: R must be a float scalar",
+              name());
+  KILN_ENSURE(inputs[1]->rank() == 0 && is_integer(inputs[1]->dt),
+              "{}: T must be an integer scalar", name());
   std::vector<Fact> out;
   for (size_t group = 0; group < 1 + state_groups(); group++)
     for (size_t i = 0; i < n; i++) {
       const Fact& x = *inputs[2 + i];
       const Fact& other = *inputs[2 + (group == 0 ? n : (1 + group) * n) + i];
-      KILN_ENSURE(x.same_type_and_shape(other), "{}: tensor {} and its gradient/state differ", name(), i);
+      KILN_ENSURE(x.same_type_and_shape(other), "{}: tensor {} and its gradient/state differ",
+                  name(), i);
       out.emplace_back(x.dt, x.shape);
     }
   return out;
@@ -54,7 +62,8 @@ void Optimizer::eval(EvalContext& ctx, const TensorRefs& inputs) const {
     const Tensor& x = *inputs[2 + i];
     const Tensor& g = *inputs[2 + n + i];
     const Tensor& s1 = *inputs[2 + 2 * n + i];
-    KILN_ENSURE(x.dtype() == DatumType::F32 || x.dtype() == DatumType::F64, "{}: tensors must be f32 or f64", name());
+    KILN_ENSURE(x.dtype() == DatumType::F32 || x.dtype() == DatumType::F64,
+                "{}: tensors must be f32 or f64", name());
     Tensor& x_new = ctx.output(i, x.dtype(), x.shape());
     Tensor& s1_new = ctx.output(n + i, x.dtype(), x.shape());
     Tensor* s2_new = state_groups() == 2 ? &ctx.output(2 * n + i, x.dtype(), x.shape()) : nullptr;
@@ -89,8 +98,10 @@ void Optimizer::eval(EvalContext& ctx, const TensorRefs& inputs) const {
         }
       }
       auto store = [&](Tensor& out, double v) {
-        if (out.dtype() == DatumType::F32) out.data<float>()[k] = static_cast<float>(v);
-        else out.data<double>()[k] = v;
+        if (out.dtype() == DatumType::F32)
+          out.data<float>()[k] = static_cast<float>(v);
+        else
+          out.data<double>()[k] = v;
       };
       store(x_new, xn);
       store(s1_new, s1n);

@@ -11,9 +11,9 @@ enum class OptimizerKind { Adagrad, Momentum, Nesterov, Adam };
 
 struct OptimizerConfig {
   OptimizerKind kind = OptimizerKind::Adagrad;
-  double alpha = 0;             // Momentum/Adam first-moment decay
-  double beta = 0;              // Momentum gradient scale / Adam second-moment decay
-  double decay_factor = 0;      // Adagrad learning-rate decay
+  double alpha = 0;         // Momentum/Adam first-moment decay
+  double beta = 0;          // Momentum gradient scale / Adam second-moment decay
+  double decay_factor = 0;  // Adagrad learning-rate decay
   double epsilon = 0;
   double norm_coefficient = 0;  // L2 regularization folded into the gradient
   double norm_coefficient_post = 0;

@@ -124,7 +124,8 @@ TEST_F(CliErrors, WrongInputShape) {
 }
 
 TEST_F(CliErrors, WrongInputType) {
-  kiln::io::write_npy(path("x.npy"), kiln::Tensor::from_vector<int64_t>({2, 3}, {1, 2, 3, 4, 5, 6}));
+  kiln::io::write_npy(path("x.npy"),
+                      kiln::Tensor::from_vector<int64_t>({2, 3}, {1, 2, 3, 4, 5, 6}));
   auto r = run_kiln("run " + good_ + " --input x=" + path("x.npy"));
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.output.find("input 'x' should be f32 but is i64"), std::string::npos) << r.output;

@@ -96,7 +96,8 @@ TEST(Broadcast, ShapesAndStrides) {
   auto dims = broadcast_dims({{Dim(1), Dim::symbol("S")}, {Dim(3), Dim(1)}});
   EXPECT_EQ(dims_to_string(dims), "3,S");
   std::vector<int64_t> seen;
-  for_each_broadcast<2>({2, 3}, {broadcast_strides({3}, {2, 3}), broadcast_strides({2, 1}, {2, 3})},
-                        [&](int64_t, const std::array<int64_t, 2>& o) { seen.push_back(o[0] * 10 + o[1]); });
+  for_each_broadcast<2>(
+      {2, 3}, {broadcast_strides({3}, {2, 3}), broadcast_strides({2, 1}, {2, 3})},
+      [&](int64_t, const std::array<int64_t, 2>& o) { seen.push_back(o[0] * 10 + o[1]); });
   EXPECT_EQ(seen, (std::vector<int64_t>{0, 10, 20, 1, 11, 21}));
 }

@@ -104,7 +104,8 @@ TEST(TensorCompare, TolerancesAndNaN) {
   EXPECT_EQ(r.max_error_index, (Shape{2}));
   EXPECT_NEAR(r.max_abs_error, 0.1, 1e-4);
   EXPECT_FALSE(compare_tensors(Tensor::from_vector<int64_t>({1}, {3}),
-                               Tensor::from_vector<int64_t>({1}, {4})).ok);
+                               Tensor::from_vector<int64_t>({1}, {4}))
+                   .ok);
   EXPECT_FALSE(compare_tensors(e, e.reshaped({1, 3})).ok);
   EXPECT_FALSE(compare_tensors(e, e.cast_to(DatumType::F64)).ok);
 }

@@ -9,7 +9,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-fs::path models_dir() { return fs::path(KILN_SOURCE_DIR) / ".." / "shared" / "models"; }
+fs::path models_dir() {
+  return fs::path(KILN_SOURCE_DIR) / ".." / "shared" / "models";
+}
 
 class SharedModel : public ::testing::TestWithParam<std::string> {};
 

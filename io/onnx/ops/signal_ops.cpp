@@ -42,7 +42,8 @@ void register_signal_ops(OpRegistry& registry) {
   add_window(registry, "HammingWindow", ops::WindowKind::Hamming);
   add_window(registry, "BlackmanWindow", ops::WindowKind::Blackman);
   registry.add("MelWeightMatrix", [](NodeContext& ctx) {
-    ctx.wire(std::make_shared<ops::MelWeightMatrix>(output_datatype(ctx, onnx::TensorProto::FLOAT)));
+    ctx.wire(
+        std::make_shared<ops::MelWeightMatrix>(output_datatype(ctx, onnx::TensorProto::FLOAT)));
   });
 }
 

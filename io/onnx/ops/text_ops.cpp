@@ -10,11 +10,15 @@ void register_text_ops(OpRegistry& registry) {
   registry.add("StringNormalizer", [](NodeContext& ctx) {
     std::string action = ctx.attr_string("case_change_action", "NONE");
     ops::CaseChange change = ops::CaseChange::None;
-    if (action == "LOWER") change = ops::CaseChange::Lower;
-    else if (action == "UPPER") change = ops::CaseChange::Upper;
-    else KILN_ENSURE(action == "NONE", "unknown case_change_action '{}'", action);
-    ctx.wire(std::make_shared<ops::StringNormalizer>(change, ctx.attr_int("is_case_sensitive", 0) != 0,
-                                                     ctx.attr_strings("stopwords", std::vector<std::string>{})));
+    if (action == "LOWER")
+      change = ops::CaseChange::Lower;
+    else if (action == "UPPER")
+      change = ops::CaseChange::Upper;
+    else
+      KILN_ENSURE(action == "NONE", "unknown case_change_action '{}'", action);
+    ctx.wire(std::make_shared<ops::StringNormalizer>(
+        change, ctx.attr_int("is_case_sensitive", 0) != 0,
+        ctx.attr_strings("stopwords", std::vector<std::string>{})));
   });
   registry.add("TfIdfVectorizer", [](NodeContext& ctx) {
     ops::TfIdfVectorizer::Config c;
@@ -22,10 +26,14 @@ void register_text_ops(OpRegistry& registry) {
     c.max_gram_length = ctx.attr_int("max_gram_length");
     c.max_skip_count = ctx.attr_int("max_skip_count");
     std::string mode = ctx.attr_string("mode");
-    if (mode == "TF") c.mode = ops::TfIdfMode::Tf;
-    else if (mode == "IDF") c.mode = ops::TfIdfMode::Idf;
-    else if (mode == "TFIDF") c.mode = ops::TfIdfMode::TfIdf;
-    else fail("unknown TfIdfVectorizer mode '{}'", mode);
+    if (mode == "TF")
+      c.mode = ops::TfIdfMode::Tf;
+    else if (mode == "IDF")
+      c.mode = ops::TfIdfMode::Idf;
+    else if (mode == "TFIDF")
+      c.mode = ops::TfIdfMode::TfIdf;
+    else
+      fail("unknown TfIdfVectorizer mode '{}'", mode);
     c.ngram_counts = ctx.attr_ints("ngram_counts");
     c.ngram_indexes = ctx.attr_ints("ngram_indexes");
     c.pool_int64s = ctx.attr_ints("pool_int64s", std::vector<int64_t>{});

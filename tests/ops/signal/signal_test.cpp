@@ -28,7 +28,8 @@ TEST(Dft, RealSignalOfFourSamples) {
   auto y = eval(dft, {x})[0];
   ASSERT_EQ(y.shape(), (Shape{1, 4, 2}));
   std::vector<float> expected = {10, 0, -2, 2, -2, 0, -2, -2};
-  for (size_t i = 0; i < expected.size(); i++) EXPECT_NEAR(y.values<float>()[i], expected[i], 1e-5) << i;
+  for (size_t i = 0; i < expected.size(); i++)
+    EXPECT_NEAR(y.values<float>()[i], expected[i], 1e-5) << i;
   ops::Dft onesided(1, false, true);
   Fact xf(DatumType::F32, x.shape());
   EXPECT_EQ(dims_to_string(onesided.output_facts({&xf})[0].shape), "1,3,2");
@@ -42,7 +43,8 @@ TEST(Dft, InverseUndoesForwardWithPadding) {
   ASSERT_EQ(spectrum.shape(), (Shape{1, 5, 2}));
   auto back = eval(inverse, {spectrum})[0];
   std::vector<float> expected = {0.5f, 0, -1, 0, 2, 0, 0, 0, 0, 0};
-  for (size_t i = 0; i < expected.size(); i++) EXPECT_NEAR(back.values<float>()[i], expected[i], 1e-5) << i;
+  for (size_t i = 0; i < expected.size(); i++)
+    EXPECT_NEAR(back.values<float>()[i], expected[i], 1e-5) << i;
 }
 
 TEST(Dft, SymbolicLengthAndBadInput) {
@@ -80,15 +82,17 @@ TEST(Window, HannValues) {
 
 TEST(MelWeightMatrix, TrianglesPeakAtOne) {
   ops::MelWeightMatrix mel(DatumType::F32);
-  auto w = eval(mel, {Tensor::scalar<int32_t>(4), Tensor::scalar<int32_t>(64), Tensor::scalar<int32_t>(16000),
-                      Tensor::scalar<float>(100.0f), Tensor::scalar<float>(4000.0f)})[0];
+  auto w = eval(
+      mel, {Tensor::scalar<int32_t>(4), Tensor::scalar<int32_t>(64), Tensor::scalar<int32_t>(16000),
+            Tensor::scalar<float>(100.0f), Tensor::scalar<float>(4000.0f)})[0];
   ASSERT_EQ(w.shape(), (Shape{33, 4}));
   for (int m = 0; m < 4; m++) {
     float peak = 0;
     for (int r = 0; r < 33; r++) peak = std::max(peak, w.values<float>()[r * 4 + m]);
     EXPECT_FLOAT_EQ(peak, 1.0f) << m;
   }
-  EXPECT_THROW(eval(mel, {Tensor::scalar<int32_t>(4), Tensor::scalar<int32_t>(64), Tensor::scalar<int32_t>(16000),
-                          Tensor::scalar<float>(100.0f), Tensor::scalar<float>(50.0f)}),
+  EXPECT_THROW(eval(mel, {Tensor::scalar<int32_t>(4), Tensor::scalar<int32_t>(64),
+                          Tensor::scalar<int32_t>(16000), Tensor::scalar<float>(100.0f),
+                          Tensor::scalar<float>(50.0f)}),
                Error);
 }

@@ -33,8 +33,9 @@ TEST(Optimizer, AdagradStep) {
   c.epsilon = 0.0;
   ops::Optimizer op(c);
   // r = 1 / (1 + 2*0.5) = 0.5; H' = 1 + 4 = 5; X' = 3 - 0.5 * 2 / sqrt(5)
-  auto out = run(op, {Tensor::scalar<float>(1.0f), Tensor::scalar<int64_t>(2), Tensor::from_vector<float>({1}, {3}),
-                      Tensor::from_vector<float>({1}, {2}), Tensor::from_vector<float>({1}, {1})});
+  auto out = run(op, {Tensor::scalar<float>(1.0f), Tensor::scalar<int64_t>(2),
+                      Tensor::from_vector<float>({1}, {3}), Tensor::from_vector<float>({1}, {2}),
+                      Tensor::from_vector<float>({1}, {1})});
   ASSERT_EQ(out.size(), 2u);
   EXPECT_NEAR(out[0].values<float>()[0], 3.0 - 1.0 / std::sqrt(5.0), 1e-6);
   EXPECT_FLOAT_EQ(out[1].values<float>()[0], 5.0f);
@@ -46,9 +47,10 @@ TEST(Optimizer, MomentumFirstStepTakesWholeGradient) {
   c.alpha = 0.9;
   c.beta = 0.1;
   ops::Optimizer op(c);
-  auto out = run(op, {Tensor::scalar<float>(0.5f), Tensor::scalar<int64_t>(0), Tensor::from_vector<float>({1}, {1}),
-                      Tensor::from_vector<float>({1}, {2}), Tensor::from_vector<float>({1}, {4})});
-  EXPECT_FLOAT_EQ(out[1].values<float>()[0], 0.9f * 4 + 2);   // beta replaced by 1 at T = 0
+  auto out = run(op, {Tensor::scalar<float>(0.5f), Tensor::scalar<int64_t>(0),
+                      Tensor::from_vector<float>({1}, {1}), Tensor::from_vector<float>({1}, {2}),
+                      Tensor::from_vector<float>({1}, {4})});
+  EXPECT_FLOAT_EQ(out[1].values<float>()[0], 0.9f * 4 + 2);  // beta replaced by 1 at T = 0
   EXPECT_FLOAT_EQ(out[0].values<float>()[0], 1 - 0.5f * 5.6f);
 }
 
