@@ -260,6 +260,20 @@ Dim Dim::div(int64_t divisor) const {
   rest.normalize();
   if (rest.terms_.empty()) return exact;
   if (rest.is_int()) return exact + Dim(floor_div(rest.to_int(), divisor));
+  // The constant of the numerator is kept in [0, divisor): floor((n + k)/d) =
+  // floor((n + k mod d)/d) + floor(k/d), so (S-1)/2+1 and (S+1)/2 are the same dim.
+  if (rest.terms_.back().atoms.empty()) {
+    int64_t k = rest.terms_.back().coefficient;
+    int64_t q = floor_div(k, divisor);
+    if (q != 0) return exact + Dim(q) + (rest - Dim(q * divisor)).div(divisor);
+  }
+  // Nested divisions merge: floor((floor(n/b) + k)/c) = floor((n + k*b)/(b*c)) for b, c > 0,
+  // so (S/2)/2 and S/4 are the same dim.
+  if (const Atom* inner = rest.single_division()) {
+    int64_t k = rest.terms_.back().atoms.empty() ? rest.terms_.back().coefficient : 0;
+    return exact +
+           (*inner->numerator + Dim(k * inner->denominator)).div(inner->denominator * divisor);
+  }
   Atom a;
   a.numerator = std::make_shared<const Dim>(rest);
   a.denominator = divisor;
@@ -270,6 +284,17 @@ Dim Dim::div(int64_t divisor) const {
   Dim quotient(0);
   quotient.terms_.push_back(make_term(1, {a}));
   return exact + quotient;
+}
+
+const Dim::Atom* Dim::single_division() const {
+  const Atom* division = nullptr;
+  for (const auto& t : terms_) {
+    if (t.atoms.empty()) continue;  // the constant term
+    if (division || t.coefficient != 1 || t.atoms.size() != 1 || !t.atoms[0].symbol.empty())
+      return nullptr;
+    division = &t.atoms[0];
+  }
+  return division;
 }
 
 bool Dim::operator==(const Dim& other) const {

@@ -65,6 +65,8 @@ class Dim {
 
  private:
   void normalize();
+  // The division atom when this dim is `n/d` or `n/d + k`, else null.
+  const Atom* single_division() const;
   std::vector<Term> terms_;  // sorted by key; no zero coefficients
 };
 

@@ -1,6 +1,9 @@
 #include "core/graph.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <optional>
 
 #include "core/error.h"
 #include "core/sequence.h"
@@ -90,9 +93,78 @@ void Graph::analyse_node(int id) {
   }
 }
 
+namespace {
+
+// Trial typings one analyse() may spend on cases before giving up (cases nested in the rest of
+// the graph multiply).
+constexpr size_t kMaxCaseTrials = 64;
+
+// Analyses nodes [start, end) in order. A node whose facts fail but whose op offers cases
+// (Op::output_fact_cases) is typed by cases: each case is assumed in turn (Op::assume_case) and
+// the rest of the graph analysed on a copy. When exactly one case types every later node, the
+// graph becomes that copy; when none or several do, the node's own error is thrown, saying why.
+void analyse_with_cases(Graph& graph, size_t start, size_t& trials) {
+  for (size_t i = start; i < graph.size(); i++) {
+    int id = static_cast<int>(i);
+    try {
+      graph.analyse_node(id);
+      continue;
+    } catch (Error& error) {
+      const Node& n = graph.node(id);
+      FactRefs in;
+      for (const auto& o : n.inputs) in.push_back(o.present() ? &graph.fact(o) : nullptr);
+      std::vector<std::vector<Fact>> cases;
+      try {
+        cases = n.op->output_fact_cases(in);
+      } catch (const Error&) {
+        throw error;
+      }
+      if (cases.empty()) throw;
+      std::string why;
+      std::vector<std::string> typed;
+      std::optional<Graph> chosen;
+      for (size_t k = 0; k < cases.size(); k++) {
+        OpPtr assumed = n.op->assume_case(k);
+        if (!assumed) continue;
+        if (trials >= kMaxCaseTrials) {
+          error.with_context(fmt::format(
+              "typing by cases gave up after {} trials (too many undecided ops)", trials));
+          throw error;
+        }
+        trials++;
+        Graph trial = graph;
+        trial.node(id).op = assumed;
+        try {
+          analyse_with_cases(trial, i, trials);
+        } catch (const Error& e) {
+          why += fmt::format("; assuming the {}: {}", n.op->case_name(k), e.chain());
+          continue;
+        }
+        typed.push_back(n.op->case_name(k));
+        chosen = std::move(trial);
+      }
+      if (typed.size() == 1) {
+        graph = std::move(*chosen);
+        return;
+      }
+      if (typed.empty())
+        error.with_context(
+            fmt::format("no case of node {} types the graph{}", graph.describe(id), why));
+      else
+        error.with_context(fmt::format(
+            "node {}: the graph types under several cases ({}), nothing tells which one runs",
+            graph.describe(id), fmt::join(typed, ", ")));
+      throw error;
+    }
+  }
+}
+
+}  // namespace
+
 void Graph::analyse() {
   // Nodes are stored with inputs before users (add_node checks it), so one sweep suffices.
-  for (const auto& n : nodes_) analyse_node(n.id);
+  size_t trials = 0;
+  analyse_with_cases(*this, 0, trials);
 }
 
 void Graph::set_outputs(std::vector<Outlet> outputs, std::vector<std::string> names) {

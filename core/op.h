@@ -68,6 +68,19 @@ class Op {
   // and this CPU -- weights packed once, kernel chosen once -- or nullptr to keep this op.
   // The replacement must compute the same outputs with the same output facts.
   virtual OpPtr codegen(const FactRefs& inputs) const { return nullptr; }
+
+  // Typing by cases (Graph::analyse tries each case on the rest of the graph). When these
+  // input facts leave the outputs undecided between alternatives -- an If whose condition is
+  // known only at run time and whose branches' facts disagree -- the output facts of each
+  // alternative; empty when there is nothing to choose.
+  virtual std::vector<std::vector<Fact>> output_fact_cases(const FactRefs& inputs) const {
+    return {};
+  }
+  // This op committed to case `index` of output_fact_cases: its output facts are that case's,
+  // and its eval refuses (kiln::Error) inputs that fall in another case. Null: no cases.
+  virtual OpPtr assume_case(size_t index) const { return nullptr; }
+  // The case's name for messages ("then branch").
+  virtual std::string case_name(size_t index) const { return "case " + std::to_string(index); }
 };
 
 // Helpers for implementing ops.

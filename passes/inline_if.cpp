@@ -48,12 +48,17 @@ size_t InlineIf::run(Graph& graph) {
     if (!op || n.inputs.empty() || !n.inputs[0].present()) continue;
     const Fact& cond = graph.fact(n.inputs[0]);
     if (!cond.value || cond.value->numel() != 1) continue;
-    const ops::IfBranch& branch = op->branch(cond.value->value_as_double(0) != 0);
+    bool taken = cond.value->value_as_double(0) != 0;
+    const ops::IfBranch& branch = op->branch(taken);
     std::vector<Outlet> inputs;
     for (size_t index : branch.input_map) inputs.push_back(n.inputs.at(index));
+    FactRefs facts;
+    for (const auto& o : n.inputs) facts.push_back(o.present() ? &graph.fact(o) : nullptr);
+    // The analysed branch: what typing by cases decided inside it stays decided.
+    GraphPtr body = op->analysed_branch(taken, facts);
     int id = n.id;
     size_t num_outputs = n.outputs.size();
-    auto outs = inline_graph(patch, *branch.graph, inputs, "");
+    auto outs = inline_graph(patch, *body, inputs, "");
     KILN_ENSURE(outs.size() >= num_outputs, "inline-if: branch has {} outputs, node {}",
                 outs.size(), num_outputs);
     for (size_t slot = 0; slot < num_outputs; slot++)

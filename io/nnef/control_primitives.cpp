@@ -61,7 +61,14 @@ V kiln_if(Builder& b, const Args& a) {
               then_branch.graph->outputs().size());
   std::vector<Outlet> inputs = {cond};
   inputs.insert(inputs.end(), values.begin(), values.end());
-  auto outs = b.add_multi(std::make_shared<ops::If>(then_branch, else_branch), inputs, size_t(n));
+  // assumed: the branch typing by cases chose (the If refuses the other one at run time).
+  std::optional<bool> assumed;
+  std::string assumed_text = a.has("assumed") ? a.string("assumed") : "";
+  KILN_ENSURE(assumed_text.empty() || assumed_text == "then" || assumed_text == "else",
+              "kiln_core_if: assumed must be 'then', 'else' or '', got '{}'", assumed_text);
+  if (!assumed_text.empty()) assumed = assumed_text == "then";
+  auto outs =
+      b.add_multi(std::make_shared<ops::If>(then_branch, else_branch, assumed), inputs, size_t(n));
   V items;
   for (auto o : outs) items.push_back(Value::tensor(o));
   return {Value::array(items)};

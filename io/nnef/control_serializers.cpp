@@ -96,10 +96,12 @@ bool write_if(Ctx& c, const Node& n) {
   if (!then_live) then_name = else_name;
   if (!else_live) else_name = then_name;
   c.use_extension("kiln_registry kiln_core", "If");
-  c.assign_all(n,
-               fmt::format("kiln_core_if({}, [{}], then_branch = '{}', else_branch = '{}', "
-                           "outputs = {})",
-                           c.identifier(in(n, 0)), args, then_name, else_name, n.outputs.size()));
+  std::string assumed;
+  if (op.assumed()) assumed = fmt::format(", assumed = '{}'", *op.assumed() ? "then" : "else");
+  c.assign_all(n, fmt::format("kiln_core_if({}, [{}], then_branch = '{}', else_branch = '{}', "
+                              "outputs = {}{})",
+                              c.identifier(in(n, 0)), args, then_name, else_name, n.outputs.size(),
+                              assumed));
   return true;
 }
 

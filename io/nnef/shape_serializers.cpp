@@ -163,6 +163,30 @@ bool write_gather_elements(Ctx& c, const Node& n) {
   return true;
 }
 
+// Shape (a dim only known at run time, e.g. the frame count an If's condition tests) as
+// tract_core_shape_of, sliced when the op takes a range of the dims.
+bool write_shape(Ctx& c, const Node& n) {
+  size_t rank = c.fact(in(n, 0)).rank();
+  const Fact& out = n.outputs[0];
+  KILN_ENSURE(out.rank() == 1 && out.shape[0].is_int(), "Shape: output fact [{}] is not 1-D",
+              dims_to_string(out.shape));
+  int64_t count = out.shape[0].to_int();
+  int64_t start = OpAttrs(n).integer("start", 0);
+  if (start < 0) start += static_cast<int64_t>(rank);
+  start = std::clamp<int64_t>(start, 0, static_cast<int64_t>(rank));
+  c.use_extension("tract_registry tract_core", "Shape");
+  std::string shape = fmt::format("tract_core_shape_of({})", c.identifier(in(n, 0)));
+  if (start == 0 && count == static_cast<int64_t>(rank)) {
+    c.assign(n, 0, shape);
+    return true;
+  }
+  std::string full = c.temp(c.planned_name({n.id, 0}) + "_full", shape);
+  c.assign(n, 0,
+           fmt::format("slice({}, axes = [0], begin = [{}], end = [{}], stride = [1])", full, start,
+                       start + count));
+  return true;
+}
+
 }  // namespace
 
 void register_shape_serializers(std::map<std::string, Serializer>& s) {
@@ -178,6 +202,7 @@ void register_shape_serializers(std::map<std::string, Serializer>& s) {
   s["Gather"] = write_gather;
   s["Tile"] = write_tile;
   s["GatherElements"] = write_gather_elements;
+  s["Shape"] = write_shape;
 }
 
 }  // namespace kiln::nnef::ser

@@ -170,7 +170,8 @@ fragment kiln_audio_mfcc( spectrogram: tensor<scalar>, sample_rate: tensor<integ
                           filterbank_channel_count: integer = 40,
                           dct_coefficient_count: integer = 13 ) -> ( output: tensor<scalar> );
 fragment kiln_core_if( condition: tensor<logical>, values: tensor<scalar>[], then_branch: string,
-                      else_branch: string, outputs: integer ) -> ( results: tensor<scalar>[] );
+                      else_branch: string, outputs: integer, assumed: string = '' )
+    -> ( results: tensor<scalar>[] );
 )NNEF";
 
 }  // namespace

@@ -9,7 +9,14 @@
 
 namespace kiln::ops {
 
-If::If(IfBranch then_branch, IfBranch else_branch) {
+namespace {
+const char* branch_name(bool cond) {
+  return cond ? "then" : "else";
+}
+}  // namespace
+
+If::If(IfBranch then_branch, IfBranch else_branch, std::optional<bool> assumed)
+    : assumed_(assumed) {
   then_.runner = std::make_unique<SubgraphRunner>(then_branch.graph);
   else_.runner = std::make_unique<SubgraphRunner>(else_branch.graph);
   then_.spec = std::move(then_branch);
@@ -25,21 +32,42 @@ If::If(IfBranch then_branch, IfBranch else_branch) {
               else_.runner->num_outputs());
 }
 
-std::vector<Fact> If::branch_facts(const Branch& b, const FactRefs& inputs) const {
+std::vector<Fact> If::branch_inputs(const Branch& b, const FactRefs& inputs) const {
   std::vector<Fact> facts;
   for (size_t i : b.spec.input_map) {
     KILN_ENSURE(i < inputs.size() && inputs[i], "If: branch input {} is missing", i);
     facts.push_back(*inputs[i]);
   }
-  return b.runner->analyse(facts);
+  return facts;
+}
+
+std::vector<Fact> If::branch_facts(const Branch& b, const FactRefs& inputs) const {
+  return b.runner->analyse(branch_inputs(b, inputs));
+}
+
+GraphPtr If::analysed_branch(bool cond, const FactRefs& inputs) const {
+  const Branch& b = cond ? then_ : else_;
+  return b.runner->analysed_graph(branch_inputs(b, inputs));
+}
+
+Attributes If::attributes() const {
+  if (!assumed_) return {};
+  return {{"assumed", branch_name(*assumed_)}};
 }
 
 std::vector<Fact> If::output_facts(const FactRefs& inputs) const {
   const Fact& cond = required(inputs, 0, name());
   KILN_ENSURE(cond.volume().is_int() ? cond.volume().to_int() == 1 : true,
               "If: condition must have one element, got shape [{}]", dims_to_string(cond.shape));
-  if (cond.value) {
+  if (cond.value && assumed_) {
     bool taken = cond.value->value_as_double(0) != 0;
+    KILN_ENSURE(taken == *assumed_,
+                "If: typing assumed the {} branch but the condition is now known to take the {} "
+                "branch",
+                branch_name(*assumed_), branch_name(taken));
+  }
+  if (cond.value || assumed_) {
+    bool taken = cond.value ? cond.value->value_as_double(0) != 0 : *assumed_;
     try {
       return branch_facts(taken ? then_ : else_, inputs);
     } catch (Error& e) {
@@ -78,18 +106,36 @@ std::vector<Fact> If::output_facts(const FactRefs& inputs) const {
   return out;
 }
 
-Cost If::branch_cost(const Branch& b, const FactRefs& inputs) const {
-  std::vector<Fact> facts;
-  for (size_t i : b.spec.input_map) {
-    KILN_ENSURE(i < inputs.size() && inputs[i], "If: branch input {} is missing", i);
-    facts.push_back(*inputs[i]);
+std::vector<std::vector<Fact>> If::output_fact_cases(const FactRefs& inputs) const {
+  const Fact& cond = required(inputs, 0, name());
+  if (cond.value || assumed_) return {};
+  std::vector<Fact> t, e;
+  try {
+    t = branch_facts(then_, inputs);
+    e = branch_facts(else_, inputs);
+  } catch (const Error&) {
+    return {};  // one branch cannot run with these inputs: output_facts takes the other
   }
-  return graph_cost(*b.runner->analysed_graph(facts));
+  return {t, e};
+}
+
+OpPtr If::assume_case(size_t index) const {
+  KILN_ENSURE(index < 2, "If: case {} does not exist (0: then, 1: else)", index);
+  return std::make_shared<If>(then_.spec, else_.spec, index == 0);
+}
+
+std::string If::case_name(size_t index) const {
+  return index == 0 ? "then branch" : "else branch";
+}
+
+Cost If::branch_cost(const Branch& b, const FactRefs& inputs) const {
+  return graph_cost(*b.runner->analysed_graph(branch_inputs(b, inputs)));
 }
 
 Cost If::cost(const FactRefs& inputs) const {
   const Fact& cond = required(inputs, 0, name());
   if (cond.value) return branch_cost(cond.value->value_as_double(0) != 0 ? then_ : else_, inputs);
+  if (assumed_) return branch_cost(*assumed_ ? then_ : else_, inputs);
   // A branch that cannot be analysed for these inputs never runs with them.
   std::optional<Cost> t, e;
   try {
@@ -113,7 +159,15 @@ void If::eval(EvalContext& ctx, const TensorRefs& inputs) const {
   const Tensor& cond = required(inputs, 0, name());
   KILN_ENSURE(cond.numel() == 1, "If: condition must have one element, got shape [{}]",
               shape_to_string(cond.shape()));
-  const Branch& b = cond.value_as_double(0) != 0 ? then_ : else_;
+  bool taken = cond.value_as_double(0) != 0;
+  if (assumed_ && taken != *assumed_)
+    fail(
+        "If: the model was typed assuming this If takes its {} branch (its condition is only "
+        "known when running, and the other branch's output facts do not fit the rest of the "
+        "graph), but these inputs take the {} branch; give the input shapes with -i so that "
+        "typing can decide",
+        branch_name(*assumed_), branch_name(taken));
+  const Branch& b = taken ? then_ : else_;
   std::vector<Tensor> args;
   for (size_t i : b.spec.input_map) {
     KILN_ENSURE(i < inputs.size() && inputs[i], "If: branch input {} is missing", i);

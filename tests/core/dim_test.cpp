@@ -53,3 +53,39 @@ TEST(Dim, Parse) {
   EXPECT_THROW(Dim::parse("S/T"), kiln::Error);
   EXPECT_THROW(Dim::parse("3$"), kiln::Error);
 }
+
+// floor((floor(n/b) + k)/c) == floor((n + k*b)/(b*c)): strided convolutions in a row give the
+// same dim whichever way their output sizes are written.
+TEST(Dim, NestedFloorDivisionsMerge) {
+  Dim s = Dim::symbol("S");
+  EXPECT_EQ(s.div(2).div(2), s.div(4));
+  EXPECT_EQ(s.div(2).div(2).to_string(), "S/4");
+  EXPECT_EQ((s.div(2) + Dim(1)).div(3), (s + Dim(2)).div(6));
+  EXPECT_EQ((s * Dim(2) + s.div(3)).div(2), s + s.div(6));
+  // Not a single division: left as it is.
+  EXPECT_EQ((s.div(2) * Dim(3)).div(2).to_string(), "(3*S/2)/2");
+  // The merged dims evaluate to what nested integer floor divisions give, negatives included.
+  auto fdiv = [](int64_t a, int64_t b) { return a / b - ((a % b != 0) && (a < 0)); };
+  for (int64_t v = -30; v <= 30; v++) {
+    SCOPED_TRACE("S=" + std::to_string(v));
+    kiln::SymbolValues at{{"S", v}};
+    EXPECT_EQ(s.div(2).div(3).eval(at), fdiv(fdiv(v, 2), 3));
+    EXPECT_EQ((s.div(4) - Dim(1)).div(2).eval(at), fdiv(fdiv(v, 4) - 1, 2));
+    EXPECT_EQ((s.div(3) + Dim(5)).div(2).div(2).eval(at), fdiv(fdiv(fdiv(v, 3) + 5, 2), 2));
+  }
+}
+
+// The numerator's constant is kept in [0, divisor), so equal floor divisions compare equal.
+TEST(Dim, FloorDivisionConstantIsCanonical) {
+  Dim s = Dim::symbol("S");
+  EXPECT_EQ((s - Dim(1)).div(2) + Dim(1), (s + Dim(1)).div(2));
+  EXPECT_EQ((s + Dim(7)).div(4), (s + Dim(3)).div(4) + Dim(1));
+  EXPECT_EQ((s + Dim(7)).div(4).to_string(), "(S+3)/4+1");
+  EXPECT_EQ((s - Dim(1)).div(2).div(2) + Dim(1), (s + Dim(3)).div(4));
+  auto fdiv = [](int64_t a, int64_t b) { return a / b - ((a % b != 0) && (a < 0)); };
+  for (int64_t v = -20; v <= 20; v++) {
+    kiln::SymbolValues at{{"S", v}};
+    EXPECT_EQ((s - Dim(9)).div(4).eval(at), fdiv(v - 9, 4)) << "S=" << v;
+    EXPECT_EQ((s + Dim(9)).div(4).eval(at), fdiv(v + 9, 4)) << "S=" << v;
+  }
+}
