@@ -62,8 +62,10 @@ std::vector<Fact> If::output_facts(const FactRefs& inputs) const {
   if (cond.value && assumed_) {
     bool taken = cond.value->value_as_double(0) != 0;
     KILN_ENSURE(taken == *assumed_,
-                "If: typing assumed the {} branch but the condition is now known to take the {} "
-                "branch",
+                "If: the model was typed assuming this If takes its {} branch (its condition "
+                "was only known at run time), but for these input facts the condition takes the "
+                "{} branch, which the rest of the graph was not typed for; type the model with "
+                "these input shapes (-i) instead",
                 branch_name(*assumed_), branch_name(taken));
   }
   if (cond.value || assumed_) {
