@@ -38,6 +38,10 @@ Scratch& b_scratch() {
   thread_local Scratch s;
   return s;
 }
+Scratch& b_all_scratch() {
+  thread_local Scratch s;
+  return s;
+}
 
 // The epilogue of the tile whose first output is (i0, j0): `base` (offsets 0, 0) moved there.
 inline TileArgs tile_args(const TileArgs& base, int64_t i0, int64_t j0) {
@@ -152,6 +156,46 @@ void mmm(const MicroKernel& kernel, int64_t m, int64_t n, int64_t k, const Panel
   int64_t fma = m * n * std::max<int64_t>(k, 1);
   int64_t useful = std::max<int64_t>(1, fma / 65536);
   if (threads > useful) threads = static_cast<int>(useful);
+
+  // A much larger than a B that fits in L2 (few output columns: late 1x1 convs, small batches of
+  // tokens): pack all of B once, then A panel outer so each A panel is read from memory once
+  // while the B panels stay cached (B-panel-outer would stream all of A once per B panel).
+  const int64_t a_bytes = a_panels * a_panel_size * 4, b_bytes = b_panels * b_panel_size * 4;
+  if (!b.prepacked() && b_panels >= 2 && a_panels >= 2 && b_bytes <= (192 << 10) &&
+      a_bytes > 2 * b_bytes) {
+    float* b_all = b_all_scratch().get(static_cast<size_t>(b_panels * b_panel_size));
+    for (int64_t p = 0; p < b_panels; p++) {
+      float* dst = b_all + p * b_panel_size;
+      const float* got = b.panel(p, dst);
+      if (got != dst) std::copy(got, got + b_panel_size, dst);
+    }
+    auto run_a_outer = [&](int64_t ia0, int64_t ia1) {
+      alignas(64) float edge[64 * 64];
+      for (int64_t ia = ia0; ia < ia1; ia++) {
+        const float* ap = a_panel(ia);
+        int64_t i0 = ia * mr;
+        int64_t rows = std::min(mr, m - i0);
+        for (int64_t jb = 0; jb < b_panels; jb++) {
+          const float* bp = b_all + jb * b_panel_size;
+          int64_t j0 = jb * nr;
+          int64_t cols = std::min(nr, n - j0);
+          if (rows == mr && cols == nr) {
+            kernel.tile(k, ap, bp, tile_args(base, i0, j0));
+          } else {
+            kernel.tile(k, ap, bp, plain_args(edge, nr));
+            apply_epilogue(edge, nr, rows, cols, i0, j0, ep, c, ldc);
+          }
+        }
+      }
+    };
+    if (threads <= 1) {
+      run_a_outer(0, a_panels);
+    } else {
+      parallel_for(a_panels, run_a_outer, threads);
+    }
+    return;
+  }
+
   if (threads <= 1) {
     run(0, a_panels, 0, b_panels);
   } else if (b_panels >= 2 * threads || b_panels >= a_panels) {
