@@ -152,9 +152,88 @@ inline bool depthwise_rows_supported(const ConvGeometry& g) {
          g.dilation[2] == 1 && g.pad[1] >= 0 && g.pad[2] >= 0 && g.out[1] >= 1 && g.out[2] >= 1;
 }
 
+// Small planes (narrow rows waste vector lanes and pay per-row overhead): W channels at a time,
+// channels in vector lanes. The block's planes are transposed into a zero-padded [y][x][W] buffer,
+// each output pixel is K*K vector FMAs with per-channel tap vectors, and the [oy][ox][W] results
+// are transposed back. `buffer`: depthwise_cblock_floats() floats.
+inline int64_t cblock_rows(const ConvGeometry& g) {
+  return (g.out[1] - 1) * g.stride[1] + g.kernel[1];
+}
+inline int64_t cblock_cols(const ConvGeometry& g) {
+  return (g.out[2] - 1) * g.stride[2] + g.kernel[2];
+}
+inline int64_t depthwise_cblock_floats(const ConvGeometry& g, int64_t w) {
+  return (cblock_rows(g) * cblock_cols(g) + g.out_size()) * w;
+}
+
+template <int W, int K, int S>
+void depthwise_cblock(const DepthwiseArgs& a, int64_t c0, float* buffer) {
+  using V = typename RowVec<W>::type;
+  const ConvGeometry& g = a.geo;
+  const int64_t ih = g.in[1], iw = g.in[2], oh = g.out[1], ow = g.out[2];
+  const int64_t ph = cblock_rows(g), pw = cblock_cols(g);
+  float* t = buffer;                // [ph][pw][W]
+  float* o = buffer + ph * pw * W;  // [oh][ow][W]
+  for (int64_t i = 0; i < ph * pw * W; i++) t[i] = 0.0f;
+  for (int64_t c = 0; c < W; c++) {
+    const float* xc = a.x + (c0 + c) * g.in_size();
+    for (int64_t py = 0; py < ph; py++) {
+      const int64_t iy = py - g.pad[1];
+      if (iy < 0 || iy >= ih) continue;
+      const int64_t px0 = std::max<int64_t>(0, g.pad[2]);
+      const int64_t px1 = std::min<int64_t>(pw, iw + g.pad[2]);
+      const float* src = xc + iy * iw - g.pad[2];
+      float* dst = t + py * pw * W + c;
+      for (int64_t px = px0; px < px1; px++) dst[px * W] = src[px];
+    }
+  }
+  V wv[K * K];
+  for (int j = 0; j < K * K; j++) {
+    float lanes[W];
+    for (int c = 0; c < W; c++) lanes[c] = a.w[(c0 + c) * K * K + j];
+    __builtin_memcpy(&wv[j], lanes, sizeof(V));
+  }
+  V bv, lov = V{} + a.min, hiv = V{} + a.max;
+  {
+    float lanes[W];
+    for (int c = 0; c < W; c++) lanes[c] = a.bias ? a.bias[c0 + c] : 0.0f;
+    __builtin_memcpy(&bv, lanes, sizeof(V));
+  }
+  for (int64_t oy = 0; oy < oh; oy++) {
+    for (int64_t ox = 0; ox < ow; ox++) {
+      const float* base = t + (oy * S * pw + ox * S) * W;
+      V acc = bv;
+#pragma GCC unroll 5
+      for (int ky = 0; ky < K; ky++) {
+#pragma GCC unroll 5
+        for (int kx = 0; kx < K; kx++) {
+          acc += wv[ky * K + kx] * load_row_vec<W>(base + (ky * pw + kx) * W);
+        }
+      }
+      acc = acc < lov ? lov : acc;
+      acc = acc > hiv ? hiv : acc;
+      __builtin_memcpy(o + (oy * ow + ox) * W, &acc, sizeof(V));
+    }
+  }
+  const int64_t os = g.out_size();
+  for (int64_t c = 0; c < W; c++) {
+    float* yc = a.y + (c0 + c) * os;
+    const float* src = o + c;
+    for (int64_t i = 0; i < os; i++) yc[i] = src[i * W];
+  }
+}
+
+// Output rows at most this wide go through depthwise_cblock (whole blocks of channels).
+constexpr int64_t kCblockMaxWidth = 16;
+
 template <int W, int K, int S>
 void depthwise_rows_run(const DepthwiseArgs& a, int64_t c0, int64_t c1, float* buffer) {
   const ConvGeometry& g = a.geo;
+  if (g.out[2] <= kCblockMaxWidth) {
+    constexpr int CW = W < 4 ? 4 : W;
+    for (; c0 + CW <= c1; c0 += CW) depthwise_cblock<CW, K, S>(a, c0, buffer);
+    if (c0 == c1) return;
+  }
   RowLayout l;
   l.stride = S;
   l.pad = g.pad[2];
@@ -175,7 +254,8 @@ void depthwise_rows_run(const DepthwiseArgs& a, int64_t c0, int64_t c1, float* b
 inline int64_t depthwise_rows_buffer_size(const ConvGeometry& g) {
   const int64_t k = g.kernel[1], s = g.stride[1];
   const int64_t row_len = s * ((g.out[2] + 15) / 16 * 16 + (k - 1) / s);
-  return (k + 2) * row_len;
+  const int64_t cblock = g.out[2] <= kCblockMaxWidth ? depthwise_cblock_floats(g, 16) : 0;
+  return std::max((k + 2) * row_len, cblock);
 }
 
 template <int W>

@@ -94,10 +94,12 @@ TEST(KernelsDepthwise, MatchesNaiveEveryIsa) {
   }
 }
 
-// The row kernel (3x3 / 5x5, stride 1 / 2) on random geometries: 1..7 channels of which a random
-// sub-range is computed, 1..19 rows and columns, leading and trailing padding 0..k (so some
-// outputs see only padding), with and without a clamp. Same tolerance as above (<= 25 products).
-// Channels outside [c0, c1) must stay untouched.
+// The row and channel-block kernels (3x3 / 5x5, stride 1 / 2) on random geometries: 1..20
+// channels of which a random sub-range is computed (whole blocks of vector-width channels and
+// remainders), 1..19 rows, 1..40 columns (output rows up to 16 wide take the channel-block path,
+// wider ones the row path), leading and trailing padding 0..k (so some outputs see only padding),
+// with and without a clamp. Same tolerance as above (<= 25 products). Channels outside [c0, c1)
+// must stay untouched.
 TEST(KernelsDepthwise, RowKernelRandomGeometriesEveryIsa) {
   std::mt19937 rng(7);
   auto pick = [&](int64_t lo, int64_t hi) {
@@ -108,7 +110,7 @@ TEST(KernelsDepthwise, RowKernelRandomGeometriesEveryIsa) {
       const int64_t k = pick(0, 1) ? 5 : 3, s = pick(1, 2);
       ConvGeometry g;
       g.in[1] = pick(1, 19);
-      g.in[2] = pick(1, 19);
+      g.in[2] = pick(1, 40);
       g.kernel[1] = g.kernel[2] = k;
       g.stride[1] = g.stride[2] = s;
       g.pad[1] = pick(0, k);
@@ -117,7 +119,8 @@ TEST(KernelsDepthwise, RowKernelRandomGeometriesEveryIsa) {
       g.out[1] = (g.in[1] + g.pad[1] + end_y - k) / s + 1;
       g.out[2] = (g.in[2] + g.pad[2] + end_x - k) / s + 1;
       if (g.out[1] < 1 || g.out[2] < 1) continue;
-      const int64_t channels = pick(1, 7), c0 = pick(0, channels - 1), c1 = pick(c0 + 1, channels);
+      const int64_t channels = pick(1, 20), c0 = pick(0, channels - 1);
+      const int64_t c1 = pick(c0 + 1, channels);
       const bool clamp = pick(0, 1);
       auto x = random_vector(rng, channels * g.in_size());
       auto w = random_vector(rng, channels * g.kernel_size());
