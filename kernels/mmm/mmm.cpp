@@ -127,9 +127,38 @@ void mmm(const MicroKernel& kernel, int64_t m, int64_t n, int64_t k, const Panel
     return a_packed ? a_packed + p * a_panel_size : a.panel(p, nullptr);
   };
 
+  const TileArgs base = base_args(ep, c, ldc);
+  // A partial tile (rows < mr or cols < nr): computed whole into `edge` (nr floats per row), then
+  // its rows x cols corner copied out. Without residual or accumulate (which read C), the tile's
+  // own vectorized epilogue runs on it, with the row / column operands padded to a whole tile;
+  // otherwise the portable apply_epilogue does (same operations in the same order either way).
+  auto edge_tile = [&](const float* ap, const float* bp, int64_t i0, int64_t j0, int64_t rows,
+                       int64_t cols, float* edge) {
+    if (ep.residual || ep.accumulate) {
+      kernel.tile(k, ap, bp, plain_args(edge, nr));
+      apply_epilogue(edge, nr, rows, cols, i0, j0, ep, c, ldc);
+      return;
+    }
+    alignas(64) float rs[64], rb[64], cs[64], cb[64];
+    TileArgs t = tile_args(base, i0, j0);
+    t.c = edge;
+    t.ldc = nr;
+    auto pad = [](const float* src, int64_t n, int64_t width, float fill, float* dst) {
+      for (int64_t i = 0; i < width; i++) dst[i] = i < n ? src[i] : fill;
+      return dst;
+    };
+    if (t.row_scale && rows < mr) t.row_scale = pad(t.row_scale, rows, mr, 1.0f, rs);
+    if (t.row_bias && rows < mr) t.row_bias = pad(t.row_bias, rows, mr, 0.0f, rb);
+    if (t.col_scale && cols < nr) t.col_scale = pad(t.col_scale, cols, nr, 1.0f, cs);
+    if (t.col_bias && cols < nr) t.col_bias = pad(t.col_bias, cols, nr, 0.0f, cb);
+    kernel.tile(k, ap, bp, t);
+    for (int64_t i = 0; i < rows; i++) {
+      std::copy(edge + i * nr, edge + i * nr + cols, c + (i0 + i) * ldc + j0);
+    }
+  };
+
   // Rectangle of panels [ia0, ia1) x [jb0, jb1): B panel outer, so it stays in cache while the
   // A panels stream past it.
-  const TileArgs base = base_args(ep, c, ldc);
   auto run = [&](int64_t ia0, int64_t ia1, int64_t jb0, int64_t jb1) {
     float* scratch = b.prepacked() ? nullptr : b_scratch().get(static_cast<size_t>(b_panel_size));
     alignas(64) float edge[64 * 64];
@@ -144,8 +173,7 @@ void mmm(const MicroKernel& kernel, int64_t m, int64_t n, int64_t k, const Panel
         if (rows == mr && cols == nr) {
           kernel.tile(k, ap, bp, tile_args(base, i0, j0));
         } else {
-          kernel.tile(k, ap, bp, plain_args(edge, nr));
-          apply_epilogue(edge, nr, rows, cols, i0, j0, ep, c, ldc);
+          edge_tile(ap, bp, i0, j0, rows, cols, edge);
         }
       }
     }
@@ -182,8 +210,7 @@ void mmm(const MicroKernel& kernel, int64_t m, int64_t n, int64_t k, const Panel
           if (rows == mr && cols == nr) {
             kernel.tile(k, ap, bp, tile_args(base, i0, j0));
           } else {
-            kernel.tile(k, ap, bp, plain_args(edge, nr));
-            apply_epilogue(edge, nr, rows, cols, i0, j0, ep, c, ldc);
+            edge_tile(ap, bp, i0, j0, rows, cols, edge);
           }
         }
       }
