@@ -1,5 +1,6 @@
-// Kernel micro-benchmarks (Google Benchmark): the core's FMA peak and the packed matrix multiply
-// per ISA, reporting GFLOP/s. Run: build/kiln_kernels_bench [--benchmark_filter=512]
+// Kernel micro-benchmarks (Google Benchmark): the core's FMA peak, the packed matrix multiply,
+// depthwise convolutions and im2col convolutions per ISA, reporting GFLOP/s (over CPU time).
+// Run: build/kiln_kernels_bench [--benchmark_filter=depthwise/avx2]
 #include <benchmark/benchmark.h>
 
 #include <random>
