@@ -84,15 +84,17 @@ void depthwise(benchmark::State& state, Isa isa) {
       benchmark::Counter::kIsRate);
 }
 
-// A k x k convolution (pad k / 2, stride 1) as packed weights x im2col panels: m output channels,
-// c input channels, size x size.
+// A k x k convolution (pad k / 2, stride s) as packed weights x im2col panels: m output
+// channels, c input channels, size x size.
 void conv_im2col(benchmark::State& state, Isa isa) {
   const int64_t m = state.range(0), c = state.range(1), size = state.range(2), k = state.range(3);
+  const int64_t s = state.range(4);
   kiln::kernels::ConvGeometry g;
   g.in[1] = g.in[2] = size;
   g.kernel[1] = g.kernel[2] = k;
+  g.stride[1] = g.stride[2] = s;
   g.pad[1] = g.pad[2] = k / 2;
-  g.out[1] = g.out[2] = size;
+  g.out[1] = g.out[2] = (size + 2 * (k / 2) - k) / s + 1;
   const int64_t kin = c * k * k;
   std::vector<float> x(c * g.in_size(), 0.5f), w(m * kin, 0.25f), y(m * g.out_size());
   const auto& kernel = kiln::kernels::micro_kernel(isa);
@@ -126,10 +128,11 @@ int register_all() {
         ->Args({144, 56, 1, 5})
         ->Args({240, 28, 2, 5})
         ->Unit(benchmark::kMicrosecond);
-    // squeezenet1_1 fire expand 3x3 convs.
+    // squeezenet1_1 fire expand 3x3 convs, mobilenet_v2's first conv.
     benchmark::RegisterBenchmark(("conv_im2col/" + name).c_str(), conv_im2col, isa)
-        ->Args({64, 16, 55, 3})
-        ->Args({256, 64, 13, 3})
+        ->Args({64, 16, 55, 3, 1})
+        ->Args({256, 64, 13, 3, 1})
+        ->Args({32, 3, 224, 3, 2})
         ->Unit(benchmark::kMicrosecond);
   }
   return 0;
