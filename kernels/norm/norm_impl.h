@@ -61,9 +61,11 @@ void softmax_row(const float* x, float* y, int64_t n, bool log) {
   }
   const float sum = hsum(sv);
   if (log) {
-    const Vf shift = splat(m + std::log(sum));
-    for (int64_t i = 0; i < full; i += kW) store(y + i, load(x + i) - shift);
-    if (rest) store_tail(y + full, load_tail(x + full, rest, 0.0f) - shift, rest);
+    // (x - max) - log(sum), not x - (max + log(sum)): with |max| large (1e4) the sum max + log(sum)
+    // would round to max's ulp (~1e-3) and lose log(sum)'s digits.
+    const Vf lsum = splat(std::log(sum));
+    for (int64_t i = 0; i < full; i += kW) store(y + i, (load(x + i) - mvec) - lsum);
+    if (rest) store_tail(y + full, (load_tail(x + full, rest, 0.0f) - mvec) - lsum, rest);
     return;
   }
   const Vf inv = splat(1.0f / sum);
