@@ -505,3 +505,20 @@ TEST(ReshapeAroundMatMul, BothDirections) {
     EXPECT_EQ(pass.run(g), 0u);
   }
 }
+
+TEST(FuseEpilogue, SiluJoinsThePackedProduct) {
+  // At the optimize stage a Silu right after a MatMul becomes a step of its epilogue.
+  Graph g;
+  Outlet x = g.add_source("x", Fact::parse("7,5,f32"));
+  int mm = g.add_node(
+      "mm", std::make_shared<ops::MatMul>(),
+      {x, g.add_const("w", random_tensor({5, 9}, 1)), g.add_const("b", random_tensor({9}, 2))});
+  int act = g.add_node("act", std::make_shared<ops::Silu>(), {{mm, 0}});
+  g.set_outputs({{act, 0}}, {"y"});
+  g.analyse();
+  Graph before = g;
+  passes::optimize_passes().run(g);
+  EXPECT_EQ(compute_ops(g), "MatMulPacked+SiluF32");
+  // Packed product order and the vectorized sigmoid (2e-7 absolute, times |x| < 4 here).
+  expect_same_outputs(before, g, {random_tensor({7, 5}, 3)}, 1e-5, 2e-6);
+}
