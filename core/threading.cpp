@@ -41,15 +41,10 @@ int count_physical_cores() {
   return cores.empty() ? 1 : static_cast<int>(cores.size());
 }
 
-// A fixed set of workers that sleep between jobs. One job at a time, split into `threads`
-// chunks: the caller runs chunk 0 and worker w chunk w + 1, always the same, so a kernel's
-// per-thread scratch (thread_local, grow-only) has seen its largest size after one run and a
-// steady-state run allocates nothing on any thread. The caller then spins until all chunks are
-// done.
+// A fixed set of workers that sleep between jobs. One job at a time: the caller splits it into
+// chunks, wakes the workers, takes chunks itself, and spins until all chunks are done.
 class Pool {
  public:
-  static constexpr int kMaxChunks = 32;  // chunk claims are bits of one word
-
   ~Pool() {
     {
       std::lock_guard<std::mutex> lock(mu_);
@@ -60,21 +55,22 @@ class Pool {
     for (auto& t : workers_) t.join();
   }
 
-  // Runs the job on `threads` threads in total (the caller included), threads <= kMaxChunks.
+  // Runs the job on `threads` threads in total (the caller included).
   void run(int64_t tasks, const RangeFn& fn, int threads) {
     grow(threads - 1);
     fn_ = &fn;
     tasks_ = tasks;
     chunks_ = threads;
-    pending_.store(threads - 1);
+    pending_.store(threads);
+    uint64_t gen;
     {
       std::lock_guard<std::mutex> lock(mu_);
-      uint64_t gen = (generation_.load() + 1) & 0xffffu;
-      claims_.store(gen << 48 | static_cast<uint64_t>(threads) << 32, std::memory_order_release);
+      gen = (generation_.load() + 1) & 0xffffffffu;
+      next_.store(gen << 32, std::memory_order_release);
       generation_.store(gen, std::memory_order_release);
     }
     cv_.notify_all();
-    run_chunk(0);
+    work(gen);
     while (pending_.load(std::memory_order_acquire) > 0) cpu_relax();
   }
 
@@ -92,33 +88,26 @@ class Pool {
   void grow(int workers) {
     while (static_cast<int>(workers_.size()) < workers) {
       uint64_t seen = generation_.load();
-      int chunk = static_cast<int>(workers_.size()) + 1;
-      workers_.emplace_back([this, seen, chunk] { loop(seen, chunk); });
+      workers_.emplace_back([this, seen] { loop(seen); });
     }
   }
 
-  void run_chunk(int chunk) {
-    int64_t begin = tasks_ * chunk / chunks_, end = tasks_ * (chunk + 1) / chunks_;
-    if (begin < end) (*fn_)(begin, end);
-  }
-
-  // Runs this worker's chunk of job `gen` when the job has one. The claim word (job id, chunk
-  // count, claimed bits) keeps a worker that is late from running a chunk of the next job
-  // under the id of the previous one, or twice.
-  void work(uint64_t gen, int chunk) {
-    uint64_t v = claims_.load(std::memory_order_acquire);
+  // Claims chunks of job `gen` until none is left. The job id in the counter keeps a worker
+  // that is late from claiming chunks of the next job before it has seen that job.
+  void work(uint64_t gen) {
     for (;;) {
-      if ((v >> 48) != gen) return;
-      int chunks = static_cast<int>((v >> 32) & 0xffffu);
-      uint64_t bit = uint64_t{1} << chunk;
-      if (chunk >= chunks || (v & bit)) return;
-      if (claims_.compare_exchange_weak(v, v | bit, std::memory_order_acq_rel)) break;
+      uint64_t v = next_.load(std::memory_order_acquire);
+      if ((v >> 32) != (gen & 0xffffffffu)) return;
+      if (!next_.compare_exchange_weak(v, v + 1, std::memory_order_acq_rel)) continue;
+      int chunk = static_cast<int>(v & 0xffffffffu);
+      if (chunk >= chunks_) return;
+      int64_t begin = tasks_ * chunk / chunks_, end = tasks_ * (chunk + 1) / chunks_;
+      if (begin < end) (*fn_)(begin, end);
+      pending_.fetch_sub(1, std::memory_order_acq_rel);
     }
-    run_chunk(chunk);
-    pending_.fetch_sub(1, std::memory_order_acq_rel);
   }
 
-  void loop(uint64_t seen, int chunk) {
+  void loop(uint64_t seen) {
     tls_in_pool() = true;
     for (;;) {
       // Spin a little first: jobs of one inference follow each other within microseconds.
@@ -131,7 +120,7 @@ class Pool {
       }
       seen = generation_.load(std::memory_order_acquire);
       if (stop_) return;
-      if (chunk < kMaxChunks) work(seen, chunk);
+      work(seen);
     }
   }
 
@@ -150,8 +139,8 @@ class Pool {
   const RangeFn* fn_ = nullptr;
   int64_t tasks_ = 0;
   int chunks_ = 0;
-  std::atomic<uint64_t> claims_{0};  // job id << 48 | chunks << 32 | claimed chunk bits
-  std::atomic<int> pending_{0};      // worker chunks not done yet
+  std::atomic<uint64_t> next_{0};  // job id << 32 | next chunk
+  std::atomic<int> pending_{0};
 };
 
 Pool& pool() {
@@ -179,7 +168,6 @@ void parallel_for(int64_t tasks, RangeFn fn, int threads) {
   if (tasks <= 0) return;
   if (threads <= 0) threads = num_threads();
   if (threads > tasks) threads = static_cast<int>(tasks);
-  if (threads > Pool::kMaxChunks) threads = Pool::kMaxChunks;
   if (threads <= 1 || Pool::tls_in_pool()) {
     fn(0, tasks);
     return;

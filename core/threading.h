@@ -36,9 +36,9 @@ class RangeFn {
 
 // Calls fn(begin, end) on disjoint ranges covering [0, tasks), on up to `threads` threads
 // (<= 0: num_threads()) of a process-wide pool; the calling thread takes part and the call
-// returns when every range is done. Ranges are contiguous and at most `threads` (and 32) of
-// them; range i always runs on the same thread (the caller takes range 0), so per-thread scratch
-// reaches its size in one run and later runs allocate nothing.
+// returns when every range is done. Ranges are contiguous and at most `threads` of them; any
+// thread may run any range (the caller takes what idle workers have not), so per-thread scratch
+// must not depend on the range (see kernels' grow-only buffers).
 // Nested calls (from inside fn) and calls racing from another thread run serially. fn must not
 // throw.
 void parallel_for(int64_t tasks, RangeFn fn, int threads = 0);

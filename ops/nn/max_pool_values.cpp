@@ -64,10 +64,12 @@ void MaxPoolValues::eval(EvalContext& ctx, const TensorRefs& inputs) const {
   const float* xd = x.data<float>();
   float* yd = y.data<float>();
   const float lowest = -std::numeric_limits<float>::infinity();
+  // One row of column maxima per plane, from the node's scratch (taken here, on the evaluating
+  // thread): no allocation per run on any thread, whichever planes a worker takes.
+  float* rows = ctx.scratch<float>(static_cast<size_t>(planes * iw));
   auto body = [&](int64_t p0, int64_t p1) {
-    thread_local std::vector<float> row;
-    row.resize(static_cast<size_t>(iw));
     for (int64_t p = p0; p < p1; p++) {
+      std::span<float> row(rows + p * iw, static_cast<size_t>(iw));
       const float* xp = xd + p * ih * iw;
       float* yp = yd + p * oh * ow;
       for (int64_t oy = 0; oy < oh; oy++) {
