@@ -315,6 +315,19 @@ void State::lay_out() {
           std::max(group_last[static_cast<size_t>(root)], v.last);
     }
   }
+  // A node that makes a sequence or an optional may keep its inputs as items, past their
+  // lifetime: those inputs (their buffers) stay out of the arena.
+  const Graph& g = plan_->graph();
+  std::vector<char> captured(values_info_.size(), 0);
+  for (int id : order_without_consts_) {
+    const Node& n = g.node(id);
+    bool makes_objects = false;
+    for (const Fact& f : n.outputs)
+      makes_objects = makes_objects || f.dt == DatumType::Sequence || f.dt == DatumType::Optional;
+    if (!makes_objects) continue;
+    for (const Outlet& in : n.inputs)
+      if (in.present()) captured[static_cast<size_t>(values_info_[value_index(in)].root)] = 1;
+  }
   // The arena holds values a node writes, of plain data, that die before the run ends (model
   // outputs and what they view keep buffers of their own: the caller holds them).
   std::vector<BufferLife> lives;
@@ -325,7 +338,7 @@ void State::lay_out() {
         values_[static_cast<size_t>(v.node)][vi - first_value_[static_cast<size_t>(v.node)]];
     bool eligible = v.computed && v.root == static_cast<int>(vi) &&
                     v.layout_kind == OutputKind::Written && !t.is_null() && !is_object(t.dtype()) &&
-                    v.bytes > 0 && group_last[vi] < end;
+                    v.bytes > 0 && group_last[vi] < end && !captured[vi];
     if (!eligible) continue;
     lives.push_back({v.bytes, v.first, group_last[vi]});
     planned.push_back(vi);

@@ -7,8 +7,10 @@
 #include <cstdint>
 #include <random>
 
+#include "core/sequence.h"
 #include "core/source_ops.h"
 #include "core/state.h"
+#include "ops/sequence/sequence_construct.h"
 
 using namespace kiln;
 
@@ -258,6 +260,28 @@ TEST(StateArena, ReusesSlotsAndLaysOutAgainWhenSizesGrow) {
   state.run({Tensor::from_vector<float>({10}, std::vector<float>(10, 1.0f))}, out);
   EXPECT_EQ(out[0].values<float>()[9], 16.0f);
   EXPECT_EQ(state.memory_stats().layouts, 2);
+}
+
+// A sequence keeps its items past their lifetime: a value captured as an item must not share
+// the arena with values written after it.
+TEST(StateArena, SequenceItemsStayOutOfTheArena) {
+  auto g = std::make_shared<Graph>();
+  Outlet x = g->add_source("x", Fact::parse("64,f32"));
+  Outlet a{g->add_node("a", std::make_shared<Mix>(2.0f, 0.0f), {x, x}), 0};
+  Outlet seq{g->add_node("seq", std::make_shared<ops::SequenceConstruct>(), {a}), 0};
+  Outlet b{g->add_node("b", std::make_shared<Mix>(3.0f, 0.0f), {x, x}), 0};
+  Outlet c{g->add_node("c", std::make_shared<Mix>(1.0f, 1.0f), {b, b}), 0};
+  g->set_outputs({seq, c}, {"seq", "c"});
+  g->analyse();
+  State state(std::make_shared<Plan>(g));
+  std::vector<Tensor> out;
+  for (float v : {1.0f, 2.0f, 3.0f}) {
+    state.run({Tensor::from_vector<float>({64}, std::vector<float>(64, v))}, out);
+    const SequenceValue& items = out[0].data<SequenceValue>()[0];
+    ASSERT_EQ(items.items.size(), 1u);
+    EXPECT_EQ(items.items[0].values<float>()[63], 2.0f * v);
+    EXPECT_EQ(out[1].values<float>()[0], 6.0f * v);
+  }
 }
 
 TEST(ScratchArena, GrowsThenServesFromOneBlock) {
