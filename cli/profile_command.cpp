@@ -45,6 +45,7 @@ int run_cost_profile(const CostProfileOptions& options) {
   std::string inputs_text;
   ProfileResult profile;
   SymbolValues symbols;
+  std::optional<MemoryStats> arena;
   if (o.profile) {
     auto model = load_model_for_timing(o.model, o.inputs, o.stage, o.seed);
     graph = model.graph;
@@ -54,6 +55,7 @@ int run_cost_profile(const CostProfileOptions& options) {
     profile = profile_state(state, model.inputs.tensors, o.limits, !o.trace.empty(),
                             [&](double elapsed, size_t runs) { progress.update(elapsed, runs); });
     symbols = state.symbols();
+    arena = state.memory_stats();
   } else {
     graph = load_model_with_facts(o.model);
     if (has_inputs(o.inputs)) {
@@ -67,6 +69,7 @@ int run_cost_profile(const CostProfileOptions& options) {
   report.stage = passes::stage_name(selected_stage(o.stage));
   report.inputs = inputs_text;
   report.threads = num_threads();
+  report.arena = arena;
   if (!o.trace.empty()) write_trace(o.trace, *graph, profile);
   if (o.json) {
     fmt::print("{}\n", report_json(report).dump(1));

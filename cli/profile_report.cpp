@@ -184,11 +184,24 @@ void print_summary(const Report& report) {
   fmt::print("  weights (constants): {} bytes ({})\n", report.weights_bytes,
              bytes_text(report.weights_bytes));
   if (report.activation_bytes.is_int())
-    fmt::print("  activations (every node output, kept between runs): {} bytes ({})\n",
+    fmt::print("  activations (sum of every node output): {} bytes ({})\n",
                report.activation_bytes.to_int(), bytes_text(report.activation_bytes.to_int()));
   else
-    fmt::print("  activations (every node output, kept between runs): {} bytes\n",
+    fmt::print("  activations (sum of every node output): {} bytes\n",
                report.activation_bytes.to_string());
+  if (report.arena) {
+    const MemoryStats& m = *report.arena;
+    fmt::print(
+        "  arena (memory plan, reused slots): {} bytes ({}) for {} values of {} bytes; all node "
+        "outputs: {} bytes ({}), arena = {:.1f}% of that\n",
+        m.arena_bytes, bytes_text(static_cast<int64_t>(m.arena_bytes)), m.planned_values,
+        m.planned_bytes, m.outputs_bytes, bytes_text(static_cast<int64_t>(m.outputs_bytes)),
+        m.outputs_bytes
+            ? 100.0 * static_cast<double>(m.arena_bytes) / static_cast<double>(m.outputs_bytes)
+            : 0.0);
+    fmt::print("  kernel scratch: {} bytes ({})\n", m.scratch_bytes,
+               bytes_text(static_cast<int64_t>(m.scratch_bytes)));
+  }
   fmt::print("  peak RSS: {} bytes ({})\n", report.peak_rss_bytes,
              bytes_text(report.peak_rss_bytes));
 }
@@ -263,6 +276,14 @@ nlohmann::json report_json(const Report& report) {
        {{"weights_bytes", report.weights_bytes},
         {"activation_bytes", dim_json(report.activation_bytes, none)},
         {"peak_rss_bytes", report.peak_rss_bytes}}}};
+  if (report.arena) {
+    const MemoryStats& m = *report.arena;
+    doc["memory"]["arena_bytes"] = m.arena_bytes;
+    doc["memory"]["planned_values"] = m.planned_values;
+    doc["memory"]["planned_bytes"] = m.planned_bytes;
+    doc["memory"]["outputs_bytes"] = m.outputs_bytes;
+    doc["memory"]["scratch_bytes"] = m.scratch_bytes;
+  }
   if (report.profiled) {
     doc["runs"] = report.runs;
     doc["total_ms"] = report.total_ms;

@@ -45,7 +45,8 @@ struct Report {
   std::map<DatumType, std::optional<int64_t>> fma_values;  // totals evaluated
   std::vector<std::string> unknown_cost;                   // "id name (Op): why"
   int64_t weights_bytes = 0, peak_rss_bytes = 0;
-  Dim activation_bytes = 0;  // symbolic when output shapes are
+  Dim activation_bytes = 0;          // symbolic when output shapes are
+  std::optional<MemoryStats> arena;  // the State's memory plan, when the model ran
 };
 
 // Builds the report from the graph's costs and, when given, a profile of it. Symbols in costs

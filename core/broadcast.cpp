@@ -53,6 +53,36 @@ Shape broadcast_shapes(const std::vector<Shape>& shapes) {
   return out;
 }
 
+void broadcast_shapes_into(const Shape& a, const Shape& b, Shape& out) {
+  size_t rank = std::max(a.size(), b.size());
+  out.assign(rank, 1);
+  for (const Shape* s : {&a, &b}) {
+    size_t offset = rank - s->size();
+    for (size_t i = 0; i < s->size(); i++) {
+      int64_t& o = out[offset + i];
+      int64_t d = (*s)[i];
+      if (d == 1 || d == o) continue;
+      if (o == 1) {
+        o = d;
+        continue;
+      }
+      fail("shapes cannot broadcast: [{}] [{}]", shape_to_string(a), shape_to_string(b));
+    }
+  }
+}
+
+void broadcast_strides_into(const Shape& shape, const Shape& out_shape, int64_t* strides) {
+  KILN_ENSURE(shape.size() <= out_shape.size(), "cannot broadcast rank {} to rank {}", shape.size(),
+              out_shape.size());
+  size_t offset = out_shape.size() - shape.size();
+  for (size_t i = 0; i < offset; i++) strides[i] = 0;
+  int64_t stride = 1;
+  for (size_t i = shape.size(); i-- > 0;) {
+    strides[offset + i] = shape[i] == 1 ? 0 : stride;
+    stride *= shape[i];
+  }
+}
+
 std::vector<int64_t> broadcast_strides(const Shape& shape, const Shape& out_shape) {
   KILN_ENSURE(shape.size() <= out_shape.size(), "cannot broadcast rank {} to rank {}", shape.size(),
               out_shape.size());

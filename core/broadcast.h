@@ -13,19 +13,30 @@ namespace kiln {
 // differ and neither is 1 (symbolic dims must be equal or one of them 1).
 std::vector<Dim> broadcast_dims(const std::vector<std::vector<Dim>>& shapes);
 Shape broadcast_shapes(const std::vector<Shape>& shapes);
+// The broadcast of two shapes into `out` (which must not be either of them): no allocation once
+// `out` has the capacity.
+void broadcast_shapes_into(const Shape& a, const Shape& b, Shape& out);
 
 // Strides (in elements) to read a contiguous tensor of `shape` as if it had `out_shape`:
 // right-aligned, 0 on broadcast axes. Result has out_shape.size() entries.
 std::vector<int64_t> broadcast_strides(const Shape& shape, const Shape& out_shape);
 
+// Ranks up to this need no heap memory in the broadcasting loops below.
+inline constexpr size_t kSmallRank = 8;
+// broadcast_strides written to strides[0, out_shape.size()).
+void broadcast_strides_into(const Shape& shape, const Shape& out_shape, int64_t* strides);
+
 // Calls f(out_index, offsets...) for every element of out_shape, where each offset indexes one
-// input through its broadcast strides. Plain reference loop; kernels do better.
-template <size_t N, typename F>
-void for_each_broadcast(const Shape& out_shape, const std::array<std::vector<int64_t>, N>& strides,
-                        F&& f) {
+// input through its broadcast strides (`strides[k][axis]`: vectors, as a braced list too, or
+// arrays). Plain reference loop; kernels do better.
+template <size_t N, typename Strides = std::array<std::vector<int64_t>, N>, typename F>
+void for_each_broadcast(const Shape& out_shape, const Strides& strides, F&& f) {
   size_t rank = out_shape.size();
   int64_t total = shape_numel(out_shape);
-  std::vector<int64_t> index(rank, 0);
+  std::array<int64_t, kSmallRank> small{};
+  std::vector<int64_t> large;
+  if (rank > kSmallRank) large.assign(rank, 0);
+  int64_t* index = rank > kSmallRank ? large.data() : small.data();
   std::array<int64_t, N> offsets{};
   for (int64_t i = 0; i < total; i++) {
     f(i, offsets);

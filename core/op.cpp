@@ -2,21 +2,122 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cstdlib>
+
 #include "core/error.h"
 
 namespace kiln {
 
-Tensor& EvalContext::output(size_t slot, DatumType dt, const Shape& shape) {
+ScratchArena::~ScratchArena() {
+  for (const Block& b : blocks_) std::free(b.data);
+}
+
+void* ScratchArena::allocate(size_t bytes) {
+  constexpr size_t kAlign = kTensorAlignment;
+  size_t rounded = (std::max<size_t>(bytes, 1) + kAlign - 1) / kAlign * kAlign;
+  if (blocks_.empty() || blocks_.back().bytes - used_ < rounded) {
+    size_t previous = blocks_.empty() ? 0 : blocks_.back().bytes;
+    size_t size = std::max(rounded, std::max<size_t>(2 * previous, 4096));
+    void* data = std::aligned_alloc(kAlign, size);
+    if (!data) fail("out of memory allocating {} bytes of scratch", size);
+    blocks_.push_back({data, size});
+    used_ = 0;
+  }
+  void* p = static_cast<char*>(blocks_.back().data) + used_;
+  used_ += rounded;
+  high_water_ += rounded;
+  return p;
+}
+
+void ScratchArena::reset() {
+  if (blocks_.size() > 1) {
+    // Grown during this evaluation: one block that holds it all next time.
+    size_t size = high_water_;
+    for (const Block& b : blocks_) std::free(b.data);
+    blocks_.clear();
+    void* data = std::aligned_alloc(kTensorAlignment, size);
+    if (!data) fail("out of memory allocating {} bytes of scratch", size);
+    blocks_.push_back({data, size});
+  }
+  used_ = 0;
+  high_water_ = 0;
+}
+
+Shape& ScratchArena::shape(size_t k) {
+  KILN_ENSURE(k < kShapes, "scratch shape {} out of range ({} shapes)", k, kShapes);
+  if (shapes_.empty()) {
+    shapes_.resize(kShapes);
+    for (Shape& s : shapes_) s.reserve(8);
+  }
+  shapes_[k].clear();
+  return shapes_[k];
+}
+
+TensorRefs& ScratchArena::refs(size_t k) {
+  KILN_ENSURE(k < kShapes, "scratch input list {} out of range ({} lists)", k, kShapes);
+  if (refs_.empty()) {
+    refs_.resize(kShapes);
+    for (TensorRefs& r : refs_) r.reserve(16);
+  }
+  refs_[k].clear();
+  return refs_[k];
+}
+
+size_t ScratchArena::capacity() const {
+  size_t total = 0;
+  for (const Block& b : blocks_) total += b.bytes;
+  return total;
+}
+
+EvalContext::~EvalContext() = default;
+
+void EvalContext::check_slot(size_t slot) const {
   KILN_ENSURE(slot < outputs_.size(), "output slot {} out of range ({} outputs)", slot,
               outputs_.size());
-  outputs_[slot].reset(dt, shape);
-  return outputs_[slot];
+}
+
+Tensor& EvalContext::output(size_t slot, DatumType dt, const Shape& shape) {
+  check_slot(slot);
+  Tensor& out = outputs_[slot];
+  if (kinds_) kinds_[slot] = OutputKind::Written;
+  if (placements_ && placements_[slot].arena && !is_object(dt)) {
+    const OutputPlacement& p = placements_[slot];
+    int64_t n = shape_numel(shape);
+    if (static_cast<size_t>(n) * size_of(dt) <= p.capacity) {
+      out.assign_view(*p.arena, p.offset, dt, shape);
+      return out;
+    }
+    // Larger than planned: a buffer of its own this time, State lays the arena out again.
+    if (out.storage_base() == p.arena->storage_base()) out.drop_storage();
+  }
+  out.reset(dt, shape);
+  return out;
 }
 
 void EvalContext::set_output(size_t slot, Tensor tensor) {
-  KILN_ENSURE(slot < outputs_.size(), "output slot {} out of range ({} outputs)", slot,
-              outputs_.size());
+  check_slot(slot);
+  if (kinds_) kinds_[slot] = OutputKind::HandedOver;
   outputs_[slot] = std::move(tensor);
+}
+
+void EvalContext::set_output_view(size_t slot, const Tensor& source, const Shape& shape) {
+  check_slot(slot);
+  if (kinds_) kinds_[slot] = OutputKind::HandedOver;
+  Tensor& out = outputs_[slot];
+  if (is_object(source.dtype())) {
+    out = source.reshaped(shape);
+    return;
+  }
+  KILN_ENSURE(shape_numel(shape) == source.numel(), "cannot view [{}] ({} elements) as [{}]",
+              shape_to_string(source.shape()), source.numel(), shape_to_string(shape));
+  out.assign_view(source, 0, source.dtype(), shape);
+}
+
+ScratchArena& EvalContext::scratch_arena() {
+  if (scratch_) return *scratch_;
+  if (!own_scratch_) own_scratch_ = std::make_unique<ScratchArena>();
+  return *own_scratch_;
 }
 
 Cost Op::cost(const FactRefs&) const {

@@ -5,6 +5,7 @@
 
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -31,19 +32,105 @@ struct Cost {
   bool known = true;     // false: the op has no cost model (reported, never silent)
 };
 
+// Temporary memory for kernels (packing buffers, per-row scratch), reused from call to call so
+// an op needs no std::vector per evaluation. Blocks are 64-byte aligned; an allocation lives
+// until reset(). Not thread-safe: take scratch on the evaluating thread, before parallel_for.
+class ScratchArena {
+ public:
+  ScratchArena() = default;
+  ~ScratchArena();
+  ScratchArena(const ScratchArena&) = delete;
+  ScratchArena& operator=(const ScratchArena&) = delete;
+  // `bytes` of aligned memory, contents unspecified. Allocates only when the blocks it has are
+  // too small (the first evaluations); reset() then merges them into one block of the
+  // high-water size, so steady-state calls allocate nothing.
+  void* allocate(size_t bytes);
+  // Forgets every allocation (called after each node).
+  void reset();
+  // Bytes of the blocks held.
+  size_t capacity() const;
+  // Reusable shape buffer k (k < kShapes), emptied: ops build output shapes in it without
+  // allocating, as its capacity survives from call to call.
+  static constexpr size_t kShapes = 8;
+  Shape& shape(size_t k);
+  // Reusable input-pointer list k (k < kShapes), emptied: for ops that evaluate other ops.
+  TensorRefs& refs(size_t k);
+
+ private:
+  struct Block {
+    void* data;
+    size_t bytes;
+  };
+  std::vector<Block> blocks_;  // the last one is the one being filled
+  size_t used_ = 0;            // bytes used in the last block
+  size_t high_water_ = 0;      // bytes used in all blocks since the last reset
+  std::vector<Shape> shapes_;
+  std::vector<TensorRefs> refs_;
+};
+
+// Where State wants one output slot written: a region of its arena (see core/memory_plan.h).
+struct OutputPlacement {
+  const Tensor* arena = nullptr;  // nullptr: not planned, the slot keeps its own buffer
+  size_t offset = 0;              // bytes
+  size_t capacity = 0;            // bytes
+};
+
+// How an op produced an output slot in its last evaluation (State plans memory with it).
+enum class OutputKind : uint8_t { None, Written, HandedOver };
+
 // Where an op writes its outputs. Buffers are owned by the caller and reused across runs, so
 // an op that asks for the same type and shape again gets the same memory, without allocation.
 class EvalContext {
  public:
   explicit EvalContext(std::vector<Tensor>& outputs) : outputs_(outputs) {}
+  // As State uses it: per slot, where to place the output and a record of how it was made;
+  // `scratch` serves scratch() (both arrays have one entry per output slot, or are nullptr).
+  EvalContext(std::vector<Tensor>& outputs, const OutputPlacement* placements, OutputKind* kinds,
+              ScratchArena* scratch)
+      : outputs_(outputs), placements_(placements), kinds_(kinds), scratch_(scratch) {}
+  ~EvalContext();
+  EvalContext(const EvalContext&) = delete;
+  EvalContext& operator=(const EvalContext&) = delete;
+
   // A contiguous output tensor of that type and shape; contents unspecified.
   Tensor& output(size_t slot, DatumType dt, const Shape& shape);
   // Hands over an existing tensor as output (a view of an input, a constant...).
   void set_output(size_t slot, Tensor tensor);
+  // Hands over a view of `source` (an input, usually) with another shape of the same element
+  // count, reusing the slot's shape buffer: a Reshape that does not allocate.
+  void set_output_view(size_t slot, const Tensor& source, const Shape& shape);
   size_t num_outputs() const { return outputs_.size(); }
+  // The slot's tensor as it stands (for ops that let another op write it, then work on it).
+  Tensor& current_output(size_t slot) {
+    check_slot(slot);
+    return outputs_[slot];
+  }
+  // Where State placed the slot (nullptr when not planned or outside a State).
+  const OutputPlacement* placement(size_t slot) const {
+    return placements_ && placements_[slot].arena ? &placements_[slot] : nullptr;
+  }
+  // `n` elements of T of temporary memory, valid until this evaluation ends; contents
+  // unspecified. Plain-data types only.
+  // Reusable shape buffer k (k < 8), emptied, valid until this evaluation ends: an output
+  // shape built in it costs no allocation in steady state.
+  Shape& temp_shape(size_t k) { return scratch_arena().shape(k); }
+  // Reusable input-pointer list k (k < 8), emptied, valid until this evaluation ends.
+  TensorRefs& temp_refs(size_t k) { return scratch_arena().refs(k); }
+  template <typename T>
+  T* scratch(size_t n) {
+    static_assert(std::is_trivially_destructible_v<T>, "scratch holds plain data only");
+    return static_cast<T*>(scratch_arena().allocate(n * sizeof(T)));
+  }
+  // The scratch this context serves (to give an inner context, for ops that evaluate others).
+  ScratchArena& scratch_arena();
 
  private:
+  void check_slot(size_t slot) const;
   std::vector<Tensor>& outputs_;
+  const OutputPlacement* placements_ = nullptr;
+  OutputKind* kinds_ = nullptr;
+  ScratchArena* scratch_ = nullptr;
+  std::unique_ptr<ScratchArena> own_scratch_;  // when no arena was given
 };
 
 class Op {

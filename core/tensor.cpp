@@ -201,6 +201,24 @@ void Tensor::reset(DatumType dt, const Shape& shape) {
   numel_ = n;
 }
 
+void Tensor::assign_view(const Tensor& base, size_t offset_bytes, DatumType dt,
+                         const Shape& shape) {
+  KILN_ENSURE(!base.is_null(), "cannot view a null tensor");
+  KILN_ENSURE(!is_object(dt) && !is_object(base.dt_), "cannot view {} storage as {}",
+              name_of(base.dt_), name_of(dt));
+  int64_t n = shape_numel(shape);
+  size_t need = static_cast<size_t>(n) * size_of(dt);
+  size_t at = base.offset_bytes_ + offset_bytes;
+  KILN_ENSURE(at <= base.storage_->capacity_bytes() && need <= base.storage_->capacity_bytes() - at,
+              "view of {} bytes at {} past a storage of {} bytes", need, at,
+              base.storage_->capacity_bytes());
+  if (storage_ != base.storage_) storage_ = base.storage_;
+  offset_bytes_ = at;
+  dt_ = dt;
+  if (&shape != &shape_) shape_.assign(shape.begin(), shape.end());
+  numel_ = n;
+}
+
 bool Tensor::equals(const Tensor& other) const {
   if (is_null() || other.is_null()) return is_null() == other.is_null();
   if (dt_ != other.dt_ || shape_ != other.shape_) return false;

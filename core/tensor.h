@@ -107,6 +107,25 @@ class Tensor {
   // Contents are unspecified afterwards.
   void reset(DatumType dt, const Shape& shape);
 
+  // Makes this tensor a view of `base`'s storage, `offset_bytes` past base's first byte, with
+  // this type and shape (plain-data types only; must fit in base's storage). Reuses this
+  // tensor's shape buffer, so it does not allocate once that has grown to the rank.
+  void assign_view(const Tensor& base, size_t offset_bytes, DatumType dt, const Shape& shape);
+  // Releases the storage (this becomes null) but keeps the shape buffer for later reuse.
+  void drop_storage() {
+    storage_.reset();
+    offset_bytes_ = 0;
+    numel_ = 0;
+    shape_.clear();
+  }
+  // The address of the storage's first byte (nullptr for the null tensor): which buffer a
+  // tensor lives in, for memory planning.
+  const void* storage_base() const { return storage_ ? storage_->data() : nullptr; }
+  // Bytes of storage from this tensor's first element to the storage's end.
+  size_t storage_bytes_from_data() const {
+    return storage_ ? storage_->capacity_bytes() - offset_bytes_ : 0;
+  }
+
   bool shares_storage_with(const Tensor& other) const { return storage_ == other.storage_; }
   // True when both have the same type, shape and elements (NaN never equals NaN here).
   bool equals(const Tensor& other) const;

@@ -57,7 +57,7 @@ class Pool {
   }
 
   // Runs the job on `threads` threads in total (the caller included).
-  void run(int64_t tasks, const std::function<void(int64_t, int64_t)>& fn, int threads) {
+  void run(int64_t tasks, const RangeFn& fn, int threads) {
     grow(threads - 1);
     fn_ = &fn;
     tasks_ = tasks;
@@ -137,7 +137,7 @@ class Pool {
   std::condition_variable cv_;
   std::atomic<uint64_t> generation_{0};
   std::atomic<bool> stop_{false};
-  const std::function<void(int64_t, int64_t)>* fn_ = nullptr;
+  const RangeFn* fn_ = nullptr;
   int64_t tasks_ = 0;
   int chunks_ = 0;
   std::atomic<uint64_t> next_{0};  // job id << 32 | next chunk
@@ -165,7 +165,7 @@ void set_num_threads(int n) {
   g_threads.store(n > 0 ? n : 0, std::memory_order_relaxed);
 }
 
-void parallel_for(int64_t tasks, const std::function<void(int64_t, int64_t)>& fn, int threads) {
+void parallel_for(int64_t tasks, RangeFn fn, int threads) {
   if (tasks <= 0) return;
   if (threads <= 0) threads = num_threads();
   if (threads > tasks) threads = static_cast<int>(tasks);

@@ -4,7 +4,8 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
+#include <type_traits>
+#include <utility>
 
 namespace kiln {
 
@@ -15,13 +16,32 @@ void set_num_threads(int n);
 // The default: the number of physical cores this process may run on.
 int default_num_threads();
 
+// A non-owning reference to a callable `void(int64_t begin, int64_t end)`: unlike std::function
+// it never allocates, so kernels may call parallel_for in a steady-state run. The callable must
+// outlive the call it is passed to (a lambda argument does).
+class RangeFn {
+ public:
+  template <typename F, typename = std::enable_if_t<!std::is_same_v<std::decay_t<F>, RangeFn>>>
+  RangeFn(F&& fn)  // NOLINT: implicit, so callers pass lambdas
+      : object_(const_cast<void*>(static_cast<const void*>(&fn))),
+        call_([](void* o, int64_t b, int64_t e) {
+          (*static_cast<std::remove_reference_t<F>*>(o))(b, e);
+        }) {}
+  void operator()(int64_t begin, int64_t end) const { call_(object_, begin, end); }
+
+ private:
+  void* object_;
+  void (*call_)(void*, int64_t, int64_t);
+};
+
 // Calls fn(begin, end) on disjoint ranges covering [0, tasks), on up to `threads` threads
 // (<= 0: num_threads()) of a process-wide pool; the calling thread takes part and the call
-// returns when every range is done. Ranges are contiguous and at most `threads` of them.
+// returns when every range is done. Ranges are contiguous and at most `threads` of them; any
+// thread may run any range (the caller takes what idle workers have not), so per-thread scratch
+// must not depend on the range (see kernels' grow-only buffers).
 // Nested calls (from inside fn) and calls racing from another thread run serially. fn must not
 // throw.
-void parallel_for(int64_t tasks, const std::function<void(int64_t begin, int64_t end)>& fn,
-                  int threads = 0);
+void parallel_for(int64_t tasks, RangeFn fn, int threads = 0);
 
 // Work below this many units (floats read or written) per thread runs on fewer threads: waking
 // a worker costs microseconds, as much as streaming ~32K floats through a cheap kernel.

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 
 #include "kernels/conv/depthwise.h"
 #include "kernels/conv/depthwise_rows_impl.h"
@@ -148,14 +149,21 @@ inline void depthwise_polyphase(const DepthwiseArgs& a, int64_t c0, int64_t c1, 
   }
 }
 
-// Scratch reused by the thread across calls (grows only).
+// Scratch reused by the thread across calls (grows only, at once to the largest size any
+// thread has asked for: whichever channels a worker takes, it settles after one full run and
+// steady-state runs allocate nothing).
 inline float* thread_buffer(int index, int64_t count) {
+  static std::atomic<int64_t> high_water[2] = {0, 0};
   thread_local float* buffers[2] = {nullptr, nullptr};
   thread_local int64_t sizes[2] = {0, 0};
+  int64_t seen = high_water[index].load(std::memory_order_relaxed);
+  while (seen < count && !high_water[index].compare_exchange_weak(seen, count)) {
+  }
   if (sizes[index] < count) {
+    int64_t size = std::max(count, high_water[index].load(std::memory_order_relaxed));
     delete[] buffers[index];
-    buffers[index] = new float[static_cast<size_t>(count)];
-    sizes[index] = count;
+    buffers[index] = new float[static_cast<size_t>(size)];
+    sizes[index] = size;
   }
   return buffers[index];
 }

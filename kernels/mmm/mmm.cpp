@@ -1,6 +1,7 @@
 #include "kernels/mmm/mmm.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdlib>
 
@@ -11,14 +12,21 @@ namespace kiln::kernels {
 
 namespace {
 
-// A 64-byte aligned float buffer that only grows; one per thread for packing scratch.
+// A 64-byte aligned float buffer that only grows; one per thread for packing scratch. It grows
+// at once to the largest size any thread has asked for (`high_water`): whichever chunks a
+// worker happens to take, its buffer settles with its first use after one full run, so
+// steady-state runs allocate nothing.
 class Scratch {
  public:
+  explicit Scratch(std::atomic<size_t>& high_water) : high_water_(high_water) {}
   ~Scratch() { std::free(data_); }
   float* get(size_t count) {
+    size_t seen = high_water_.load(std::memory_order_relaxed);
+    while (seen < count && !high_water_.compare_exchange_weak(seen, count)) {
+    }
     if (count > size_) {
       std::free(data_);
-      size_ = std::max(count, size_ * 2);
+      size_ = std::max({count, size_ * 2, high_water_.load(std::memory_order_relaxed)});
       data_ = static_cast<float*>(std::aligned_alloc(64, (size_ * sizeof(float) + 63) / 64 * 64));
       KILN_ENSURE(data_ != nullptr, "mmm: out of memory for packing scratch");
     }
@@ -26,16 +34,19 @@ class Scratch {
   }
 
  private:
+  std::atomic<size_t>& high_water_;
   float* data_ = nullptr;
   size_t size_ = 0;
 };
 
+std::atomic<size_t> g_a_high_water{0}, g_b_high_water{0};
+
 Scratch& a_scratch() {
-  thread_local Scratch s;
+  thread_local Scratch s(g_a_high_water);
   return s;
 }
 Scratch& b_scratch() {
-  thread_local Scratch s;
+  thread_local Scratch s(g_b_high_water);
   return s;
 }
 Scratch& b_all_scratch() {

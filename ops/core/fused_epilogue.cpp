@@ -75,24 +75,49 @@ std::vector<Fact> FusedEpilogue::output_facts(const FactRefs& inputs) const {
 }
 
 void FusedEpilogue::eval(EvalContext& ctx, const TensorRefs& inputs) const {
-  // Take over the node's output buffer from the previous run (reset to an empty shape keeps
-  // its storage), evaluate into it, then run each step in place over it.
-  std::vector<Tensor> value(1);
-  std::swap(value[0], ctx.output(0, DatumType::F32, Shape{0}));
-  TensorRefs main_in(inputs.begin(), inputs.begin() + static_cast<long>(main_inputs_));
-  EvalContext main_ctx(value);
-  main_->eval(main_ctx, main_in);
+  KILN_ENSURE(inputs.size() >= main_inputs_, "FusedEpilogue: {} inputs, main op takes {}",
+              inputs.size(), main_inputs_);
+  // The main op writes the node's output (its arena slot when the State planned one)...
+  TensorRefs& main_in = ctx.temp_refs(6);
+  main_in.assign(inputs.begin(), inputs.begin() + static_cast<long>(main_inputs_));
+  main_->eval(ctx, main_in);
+  // ...then each step runs in place over it, in a context whose only placement is the value's
+  // own bytes (a thread's reusable one-slot vector: no allocation per call).
+  thread_local std::vector<Tensor> value(1);
+  std::swap(value[0], ctx.current_output(0));
   // The steps overwrite the value: a view of an input must be copied first.
-  for (const Tensor* t : inputs)
-    if (t && !t->is_null() && t->shares_storage_with(value[0])) {
+  const char* v0 = static_cast<const char*>(value[0].raw_data());
+  for (const Tensor* t : inputs) {
+    if (!t || t->is_null() || value[0].is_null()) continue;
+    const char* t0 = static_cast<const char*>(t->raw_data());
+    if (t0 < v0 + value[0].nbytes() && v0 < t0 + t->nbytes()) {
       value[0] = value[0].clone();
       break;
     }
-  for (size_t i = 0; i < steps_.size(); i++) {
-    EvalContext step_ctx(value);
-    steps_[i].op->eval(step_ctx, step_inputs(i, &value[0], inputs));
   }
-  ctx.set_output(0, std::move(value[0]));
+  OutputPlacement self{&value[0], 0, value[0].nbytes()};
+  EvalContext step_ctx(value, &self, nullptr, &ctx.scratch_arena());
+  try {
+    for (size_t i = 0; i < steps_.size(); i++) {
+      TensorRefs& step_in = ctx.temp_refs(7);
+      size_t first = main_inputs_;
+      for (size_t k = 0; k < i; k++) first += steps_[k].extras;
+      const EpilogueStep& s = steps_[i];
+      KILN_ENSURE(first + s.extras <= inputs.size(),
+                  "FusedEpilogue: {} inputs, expected at least {}", inputs.size(),
+                  first + s.extras);
+      for (size_t k = 0; k < s.extras; k++) {
+        if (k == s.position) step_in.push_back(&value[0]);
+        step_in.push_back(inputs[first + k]);
+      }
+      if (s.position == s.extras) step_in.push_back(&value[0]);
+      s.op->eval(step_ctx, step_in);
+    }
+  } catch (...) {
+    std::swap(value[0], ctx.current_output(0));
+    throw;
+  }
+  std::swap(value[0], ctx.current_output(0));
 }
 
 Cost FusedEpilogue::cost(const FactRefs& inputs) const {

@@ -8,7 +8,8 @@ std::vector<Fact> Identity::output_facts(const FactRefs& inputs) const {
 }
 
 void Identity::eval(EvalContext& ctx, const TensorRefs& inputs) const {
-  ctx.set_output(0, required(inputs, 0, name()));
+  const Tensor& x = required(inputs, 0, name());
+  ctx.set_output_view(0, x, x.shape());  // a view reusing the slot's shape: no allocation
 }
 
 }  // namespace kiln::ops

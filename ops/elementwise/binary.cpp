@@ -327,7 +327,8 @@ void Binary::eval(EvalContext& ctx, const TensorRefs& inputs) const {
     KILN_ENSURE(a.dtype() == b.dtype(), "{}: inputs have different types {} and {}", name(),
                 name_of(a.dtype()), name_of(b.dtype()));
   }
-  Shape shape = broadcast_shapes({a.shape(), b.shape()});
+  Shape& shape = ctx.temp_shape(0);
+  broadcast_shapes_into(a.shape(), b.shape(), shape);
   switch (cat) {
     case Category::Arithmetic: {
       Tensor& out = ctx.output(0, a.dtype(), shape);

@@ -140,7 +140,7 @@ void Cast::eval(EvalContext& ctx, const TensorRefs& inputs) const {
   const Tensor& x = required(inputs, 0, name());
   DatumType to = to_ ? *to_ : required(inputs, 1, name()).dtype();
   if (x.dtype() == to) {
-    ctx.set_output(0, x);
+    ctx.set_output_view(0, x, x.shape());  // no copy of the shape: no allocation
     return;
   }
   Tensor& out = ctx.output(0, to, x.shape());

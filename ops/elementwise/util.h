@@ -61,6 +61,13 @@ void broadcast_binary(const Tensor& a, const Tensor& b, Tensor& out, F&& f) {
     for (int64_t i = 0; i < n; i++) po[i] = f(pa[i], pb[0]);
   } else if (b.shape() == out.shape() && a.numel() == 1) {
     for (int64_t i = 0; i < n; i++) po[i] = f(pa[0], pb[i]);
+  } else if (out.rank() <= kSmallRank) {
+    std::array<std::array<int64_t, kSmallRank>, 2> strides;
+    broadcast_strides_into(a.shape(), out.shape(), strides[0].data());
+    broadcast_strides_into(b.shape(), out.shape(), strides[1].data());
+    for_each_broadcast<2>(out.shape(), strides, [&](int64_t i, const std::array<int64_t, 2>& o) {
+      po[i] = f(pa[o[0]], pb[o[1]]);
+    });
   } else {
     std::array<std::vector<int64_t>, 2> strides{broadcast_strides(a.shape(), out.shape()),
                                                 broadcast_strides(b.shape(), out.shape())};

@@ -10,9 +10,9 @@ namespace kiln::ops {
 
 namespace {
 
-// `s` right-aligned to `rank` dims, padded with leading 1s.
-Shape padded(const Shape& s, size_t rank) {
-  Shape out(rank - s.size(), 1);
+// `s` right-aligned to `rank` dims, padded with leading 1s, into `out`.
+const Shape& padded(const Shape& s, size_t rank, Shape& out) {
+  out.assign(rank - s.size(), 1);
   out.insert(out.end(), s.begin(), s.end());
   return out;
 }
@@ -58,7 +58,8 @@ void BinaryF32::eval(EvalContext& ctx, const TensorRefs& inputs) const {
     reference_->eval(ctx, inputs);
     return;
   }
-  Shape out = broadcast_shapes({a.shape(), b.shape()});
+  Shape& out = ctx.temp_shape(0);  // reusable shapes: no allocation per run
+  broadcast_shapes_into(a.shape(), b.shape(), out);
   const int64_t n = shape_numel(out);
   const auto& vm = kernels::vec_math();
   const float* ad = a.data<float>();
@@ -79,7 +80,7 @@ void BinaryF32::eval(EvalContext& ctx, const TensorRefs& inputs) const {
     return;
   }
   if (a_full || b_full) {
-    const Shape small = padded(a_full ? b.shape() : a.shape(), out.size());
+    const Shape& small = padded(a_full ? b.shape() : a.shape(), out.size(), ctx.temp_shape(1));
     const float* big = a_full ? ad : bd;
     const float* other = a_full ? bd : ad;
     if (int64_t inner = trailing_block(small, out); inner > 0) {

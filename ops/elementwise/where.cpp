@@ -38,7 +38,10 @@ void Where::eval(EvalContext& ctx, const TensorRefs& inputs) const {
   const Tensor& y = required(inputs, 2, name());
   KILN_ENSURE(c.dtype() == DatumType::Bool, "Where: condition must be bool");
   KILN_ENSURE(x.dtype() == y.dtype(), "Where: X and Y have different types");
-  Shape shape = broadcast_shapes({c.shape(), x.shape(), y.shape()});
+  Shape& cx = ctx.temp_shape(1);  // reusable shapes: no allocation per run
+  broadcast_shapes_into(c.shape(), x.shape(), cx);
+  Shape& shape = ctx.temp_shape(0);
+  broadcast_shapes_into(cx, y.shape(), shape);
   Tensor& out = ctx.output(0, x.dtype(), shape);
   dispatch_any(x.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -46,12 +49,21 @@ void Where::eval(EvalContext& ctx, const TensorRefs& inputs) const {
     const T* px = x.data<T>();
     const T* py = y.data<T>();
     T* po = out.data<T>();
-    std::array<std::vector<int64_t>, 3> strides{broadcast_strides(c.shape(), shape),
-                                                broadcast_strides(x.shape(), shape),
-                                                broadcast_strides(y.shape(), shape)};
-    for_each_broadcast<3>(shape, strides, [&](int64_t i, const std::array<int64_t, 3>& o) {
+    auto pick = [&](int64_t i, const std::array<int64_t, 3>& o) {
       po[i] = pc[o[0]] ? px[o[1]] : py[o[2]];
-    });
+    };
+    if (shape.size() <= kSmallRank) {
+      std::array<std::array<int64_t, kSmallRank>, 3> strides{};
+      broadcast_strides_into(c.shape(), shape, strides[0].data());
+      broadcast_strides_into(x.shape(), shape, strides[1].data());
+      broadcast_strides_into(y.shape(), shape, strides[2].data());
+      for_each_broadcast<3>(shape, strides, pick);
+    } else {
+      std::array<std::vector<int64_t>, 3> strides{broadcast_strides(c.shape(), shape),
+                                                  broadcast_strides(x.shape(), shape),
+                                                  broadcast_strides(y.shape(), shape)};
+      for_each_broadcast<3>(shape, strides, pick);
+    }
   });
 }
 

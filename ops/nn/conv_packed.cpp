@@ -69,9 +69,12 @@ void ConvPacked::eval(EvalContext& ctx, const TensorRefs& inputs) const {
   KILN_ENSURE(x.dim(1) == c_in, "ConvPacked: input has {} channels, weights expect {}", x.dim(1),
               c_in);
   size_t rank = x.rank() - 2;
-  Shape in_spatial(x.shape().begin() + 2, x.shape().end());
-  auto r = geo_.resolve(in_spatial, "Conv");
-  Window3 w3 = make_window3(geo_, in_spatial, r.output, r.pad_begin, "Conv");
+  Shape& in_spatial = ctx.temp_shape(0);
+  in_spatial.assign(x.shape().begin() + 2, x.shape().end());
+  Shape& out_spatial = ctx.temp_shape(1);
+  Shape& pad_begin = ctx.temp_shape(2);
+  geo_.resolve_into(in_spatial, "Conv", out_spatial, pad_begin);
+  Window3 w3 = make_window3(geo_, in_spatial, out_spatial, pad_begin, "Conv");
   kernels::ConvGeometry geo;
   for (int a = 0; a < 3; a++) {
     geo.in[a] = w3.in[a];
@@ -82,8 +85,10 @@ void ConvPacked::eval(EvalContext& ctx, const TensorRefs& inputs) const {
     geo.pad[a] = w3.pad[a];
   }
   (void)rank;
-  Shape out_shape = {x.dim(0), out_channels_};
-  out_shape.insert(out_shape.end(), r.output.begin(), r.output.end());
+  Shape& out_shape = ctx.temp_shape(3);
+  out_shape.push_back(x.dim(0));
+  out_shape.push_back(out_channels_);
+  out_shape.insert(out_shape.end(), out_spatial.begin(), out_spatial.end());
   Tensor& y = ctx.output(0, DatumType::F32, out_shape);
   if (y.numel() == 0) return;
   const float* xd = x.data<float>();

@@ -78,9 +78,12 @@ void global_pool(const Tensor& x, PoolKind kind, double p_norm, Tensor& y) {
 }  // namespace
 
 void GlobalPool::eval(EvalContext& ctx, const TensorRefs& inputs) const {
-  const Tensor& x = required(inputs, 0, name());
+  // Not name(): "GlobalAveragePool" is too long for a std::string without a heap allocation.
+  KILN_ENSURE(!inputs.empty() && inputs[0], "{}: input 0 is required", name());
+  const Tensor& x = *inputs[0];
   KILN_ENSURE(x.rank() >= 2, "{}: input rank {} must be at least 2", name(), x.rank());
-  Shape shape = x.shape();
+  Shape& shape = ctx.temp_shape(0);
+  shape.assign(x.shape().begin(), x.shape().end());
   for (size_t i = 2; i < shape.size(); i++) shape[i] = 1;
   Tensor& y = ctx.output(0, x.dtype(), shape);
   switch (x.dtype()) {

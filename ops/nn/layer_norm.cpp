@@ -1,5 +1,7 @@
 #include "ops/nn/layer_norm.h"
 
+#include <algorithm>
+#include <array>
 #include <cmath>
 
 #include "core/broadcast.h"
@@ -55,27 +57,34 @@ Cost LayerNorm::cost(const FactRefs& inputs) const {
 namespace {
 
 template <typename T>
-void layer_norm(const Tensor& x, size_t axis, const Tensor& scale, const Tensor* bias, double eps,
-                Tensor& y, Tensor* mean_out, Tensor* inv_out) {
+void layer_norm(EvalContext& ctx, const Tensor& x, size_t axis, const Shape& normalized,
+                const Tensor& scale, const Tensor* bias, double eps, Tensor& y, Tensor* mean_out,
+                Tensor* inv_out) {
   using A = std::conditional_t<std::is_same_v<T, double>, double, float>;
-  Shape normalized(x.shape().begin() + static_cast<long>(axis), x.shape().end());
   int64_t inner = shape_numel(normalized);
-  int64_t outer =
-      inner > 0
-          ? x.numel() / inner
-          : shape_numel(Shape(x.shape().begin(), x.shape().begin() + static_cast<long>(axis)));
-  // Scale and bias expanded to the normalized shape, once.
+  int64_t outer = 1;
+  for (size_t d = 0; d < axis; d++) outer *= x.dim(d);
+  // Scale and bias expanded to the normalized shape, once per call, in scratch memory.
   auto expand = [&](const Tensor& p) {
-    std::vector<A> v(static_cast<size_t>(inner));
+    A* v = ctx.scratch<A>(static_cast<size_t>(inner));
     const T* pd = p.data<T>();
-    for_each_broadcast<1>(normalized, {broadcast_strides(p.shape(), normalized)},
-                          [&](int64_t i, const std::array<int64_t, 1>& off) {
-                            v[static_cast<size_t>(i)] = nn::to_acc<A>(pd[off[0]]);
-                          });
+    auto put = [&](int64_t i, const std::array<int64_t, 1>& off) {
+      v[i] = nn::to_acc<A>(pd[off[0]]);
+    };
+    if (normalized.size() <= kSmallRank) {
+      std::array<std::array<int64_t, kSmallRank>, 1> strides{};
+      broadcast_strides_into(p.shape(), normalized, strides[0].data());
+      for_each_broadcast<1>(normalized, strides, put);
+    } else {
+      for_each_broadcast<1>(
+          normalized, std::array<std::vector<int64_t>, 1>{broadcast_strides(p.shape(), normalized)},
+          put);
+    }
     return v;
   };
-  std::vector<A> s = expand(scale);
-  std::vector<A> b = bias ? expand(*bias) : std::vector<A>(static_cast<size_t>(inner), A(0));
+  const A* s = expand(scale);
+  A* b = bias ? expand(*bias) : ctx.scratch<A>(static_cast<size_t>(inner));
+  if (!bias) std::fill(b, b + inner, A(0));
   const T* xd = x.data<T>();
   T* yd = y.data<T>();
   for (int64_t i = 0; i < outer; i++) {
@@ -108,35 +117,48 @@ void layer_norm(const Tensor& x, size_t axis, const Tensor& scale, const Tensor*
 }  // namespace
 
 void LayerNorm::eval(EvalContext& ctx, const TensorRefs& inputs) const {
-  const Tensor& x = required(inputs, 0, name());
-  const Tensor& scale = required(inputs, 1, name());
+  // Not name(): "LayerNormalization" is too long for a std::string without a heap allocation.
+  KILN_ENSURE(inputs.size() >= 2 && inputs[0] && inputs[1], "{}: inputs 0 and 1 are required",
+              name());
+  const Tensor& x = *inputs[0];
+  const Tensor& scale = *inputs[1];
   const Tensor* bias = inputs.size() > 2 ? inputs[2] : nullptr;
-  size_t axis = normalize_axis(axis_, x.rank(), name());
-  Shape normalized(x.shape().begin() + static_cast<long>(axis), x.shape().end());
+  const int64_t rank = static_cast<int64_t>(x.rank());
+  KILN_ENSURE(axis_ >= -rank && axis_ < rank, "{}: axis {} out of range for rank {}", name(), axis_,
+              rank);
+  size_t axis = static_cast<size_t>(axis_ < 0 ? axis_ + rank : axis_);
+  // Reusable shapes: no allocation per run.
+  Shape& normalized = ctx.temp_shape(0);
+  normalized.assign(x.shape().begin() + static_cast<long>(axis), x.shape().end());
+  Shape& broadcast = ctx.temp_shape(1);
   for (const Tensor* p : {&scale, bias}) {
     if (!p) continue;
-    KILN_ENSURE(p->dtype() == x.dtype() && p->rank() <= normalized.size() &&
-                    broadcast_shapes({normalized, p->shape()}) == normalized,
+    bool fits = p->dtype() == x.dtype() && p->rank() <= normalized.size();
+    if (fits) broadcast_shapes_into(normalized, p->shape(), broadcast);
+    KILN_ENSURE(fits && broadcast == normalized,
                 "LayerNormalization: parameter [{}] does not broadcast to [{}]",
                 shape_to_string(p->shape()), shape_to_string(normalized));
   }
   Tensor& y = ctx.output(0, x.dtype(), x.shape());
-  Shape stat_shape = x.shape();
-  for (size_t i = axis; i < stat_shape.size(); i++) stat_shape[i] = 1;
+  Shape& stat_shape = ctx.temp_shape(2);
+  if (ctx.num_outputs() > 1) {
+    stat_shape.assign(x.shape().begin(), x.shape().end());
+    for (size_t i = axis; i < stat_shape.size(); i++) stat_shape[i] = 1;
+  }
   Tensor* mean = ctx.num_outputs() > 1 ? &ctx.output(1, stash_type_, stat_shape) : nullptr;
   Tensor* inv = ctx.num_outputs() > 2 ? &ctx.output(2, stash_type_, stat_shape) : nullptr;
   switch (x.dtype()) {
     case DatumType::F32:
-      layer_norm<float>(x, axis, scale, bias, epsilon_, y, mean, inv);
+      layer_norm<float>(ctx, x, axis, normalized, scale, bias, epsilon_, y, mean, inv);
       break;
     case DatumType::F64:
-      layer_norm<double>(x, axis, scale, bias, epsilon_, y, mean, inv);
+      layer_norm<double>(ctx, x, axis, normalized, scale, bias, epsilon_, y, mean, inv);
       break;
     case DatumType::F16:
-      layer_norm<f16>(x, axis, scale, bias, epsilon_, y, mean, inv);
+      layer_norm<f16>(ctx, x, axis, normalized, scale, bias, epsilon_, y, mean, inv);
       break;
     case DatumType::BF16:
-      layer_norm<bf16>(x, axis, scale, bias, epsilon_, y, mean, inv);
+      layer_norm<bf16>(ctx, x, axis, normalized, scale, bias, epsilon_, y, mean, inv);
       break;
     default:
       fail("LayerNormalization: unsupported type {}", name_of(x.dtype()));

@@ -19,11 +19,12 @@ void MatMulDynamic::eval(EvalContext& ctx, const TensorRefs& inputs) const {
     return;
   }
   const int64_t m = a.dim(rank - 2), k = a.dim(rank - 1), n = b.dim(rank - 1);
-  Shape out(a.shape().begin(), a.shape().end() - 1);
+  Shape& out = ctx.temp_shape(0);  // reusable: no allocation per run
+  out.assign(a.shape().begin(), a.shape().end() - 1);
   out.push_back(n);
   Tensor& y = ctx.output(0, DatumType::F32, out);
   if (y.numel() == 0) return;
-  const int64_t batches = shape_numel(Shape(a.shape().begin(), a.shape().end() - 2));
+  const int64_t batches = shape_numel(std::span<const int64_t>(a.shape()).first(rank - 2));
   kernels::Epilogue ep;
   if (inputs.size() > 2 && inputs[2]) {  // MatMul's bias: one value per column
     const Tensor& bias = *inputs[2];

@@ -43,7 +43,7 @@ void MatMulPacked::eval(EvalContext& ctx, const TensorRefs& inputs) const {
   const Tensor& a = required(inputs, 0, name());
   KILN_ENSURE(a.dtype() == DatumType::F32 && a.rank() >= 1, "MatMulPacked: A must be f32");
   int64_t m, ka;
-  Shape out_shape;
+  Shape& out_shape = ctx.temp_shape(0);
   if (config_.gemm) {
     KILN_ENSURE(a.rank() == 2, "Gemm: A must be a matrix, got [{}]", shape_to_string(a.shape()));
     m = config_.trans_a ? a.dim(1) : a.dim(0);
@@ -52,7 +52,8 @@ void MatMulPacked::eval(EvalContext& ctx, const TensorRefs& inputs) const {
   } else {
     ka = a.shape().back();
     m = a.numel() / std::max<int64_t>(ka, 1);
-    if (ka == 0) m = a.rank() >= 2 ? shape_numel(Shape(a.shape().begin(), a.shape().end() - 1)) : 1;
+    if (ka == 0)
+      m = a.rank() >= 2 ? shape_numel(std::span<const int64_t>(a.shape()).first(a.rank() - 1)) : 1;
     out_shape.assign(a.shape().begin(), a.shape().end() - 1);
     out_shape.push_back(n_);
   }

@@ -28,7 +28,16 @@ void window_max(const float* __restrict row, int64_t first, int64_t end, float* 
 }  // namespace
 
 MaxPoolValues::MaxPoolValues(std::shared_ptr<const Pool> reference)
-    : reference_(std::move(reference)) {}
+    : reference_(std::move(reference)) {
+  // The completed geometry for 1 and 2 spatial dims, once (eval would build it per call).
+  for (size_t rank : {1, 2}) {
+    try {
+      completed_[rank - 1] = reference_->geometry().complete(rank, "MaxPool");
+    } catch (const Error&) {
+      // Not valid for this rank: eval completes it again and reports the error.
+    }
+  }
+}
 
 bool MaxPoolValues::supports(const Pool& pool, const Fact& input) {
   if (pool.kind() != PoolKind::Max || input.dt != DatumType::F32) return false;
@@ -50,12 +59,20 @@ void MaxPoolValues::eval(EvalContext& ctx, const TensorRefs& inputs) const {
   const Tensor& x = required(inputs, 0, name());
   KILN_ENSURE(x.dtype() == DatumType::F32 && (x.rank() == 3 || x.rank() == 4),
               "MaxPoolValues: input must be f32 of rank 3 or 4");
-  WindowGeometry g = reference_->geometry().complete(x.rank() - 2, "MaxPool");
-  Shape in_spatial(x.shape().begin() + 2, x.shape().end());
-  auto r = g.resolve(in_spatial, "MaxPool");
-  Window3 w = make_window3(g, in_spatial, r.output, r.pad_begin, "MaxPool");
-  Shape out_shape = {x.dim(0), x.dim(1)};
-  out_shape.insert(out_shape.end(), r.output.begin(), r.output.end());
+  const auto& done = completed_[x.rank() - 3];
+  WindowGeometry g =
+      done ? WindowGeometry{} : reference_->geometry().complete(x.rank() - 2, "MaxPool");
+  const WindowGeometry& geo = done ? *done : g;
+  Shape& in_spatial = ctx.temp_shape(0);
+  in_spatial.assign(x.shape().begin() + 2, x.shape().end());
+  Shape& out_spatial = ctx.temp_shape(1);
+  Shape& pad_begin = ctx.temp_shape(2);
+  geo.resolve_into(in_spatial, "MaxPool", out_spatial, pad_begin);
+  Window3 w = make_window3(geo, in_spatial, out_spatial, pad_begin, "MaxPool");
+  Shape& out_shape = ctx.temp_shape(3);
+  out_shape.push_back(x.dim(0));
+  out_shape.push_back(x.dim(1));
+  out_shape.insert(out_shape.end(), out_spatial.begin(), out_spatial.end());
   Tensor& y = ctx.output(0, DatumType::F32, out_shape);
   if (y.numel() == 0) return;
   const int64_t planes = x.dim(0) * x.dim(1);
@@ -69,10 +86,12 @@ void MaxPoolValues::eval(EvalContext& ctx, const TensorRefs& inputs) const {
   const int64_t in0 = std::min<int64_t>(ow, (px + sx - 1) / sx);
   const int64_t in1 =
       iw - kw + px < 0 ? in0 : std::clamp<int64_t>((iw - kw + px) / sx + 1, in0, ow);
+  // One row of column maxima per plane, from the node's scratch (taken here, on the evaluating
+  // thread): no allocation per run on any thread, whichever planes a worker takes.
+  float* rows = ctx.scratch<float>(static_cast<size_t>(planes * iw));
   auto body = [&](int64_t p0, int64_t p1) {
-    thread_local std::vector<float> row;
-    row.resize(static_cast<size_t>(iw));
     for (int64_t p = p0; p < p1; p++) {
+      std::span<float> row(rows + p * iw, static_cast<size_t>(iw));
       const float* xp = xd + p * ih * iw;
       float* yp = yd + p * oh * ow;
       for (int64_t oy = 0; oy < oh; oy++) {

@@ -3,7 +3,9 @@
 // along each output row), with no per-element bounds checks. 1-D and 2-D, no dilation.
 #pragma once
 
+#include <array>
 #include <memory>
+#include <optional>
 
 #include "ops/nn/pool.h"
 
@@ -22,6 +24,7 @@ class MaxPoolValues : public Op {
 
  private:
   std::shared_ptr<const Pool> reference_;
+  std::array<std::optional<WindowGeometry>, 2> completed_;  // for 1 and 2 spatial dims
 };
 
 }  // namespace kiln::ops

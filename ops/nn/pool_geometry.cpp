@@ -91,10 +91,18 @@ std::vector<Dim> WindowGeometry::output_dims(const std::vector<Dim>& input,
 }
 
 WindowGeometry::Resolved WindowGeometry::resolve(const Shape& input, const std::string& op) const {
+  Resolved r;
+  resolve_into(input, op, r.output, r.pad_begin);
+  return r;
+}
+
+void WindowGeometry::resolve_into(const Shape& input, const std::string& op, Shape& output,
+                                  Shape& pad_begin) const {
   size_t rank = kernel.size();
   KILN_ENSURE(input.size() == rank, "{}: input has {} spatial dims, kernel has {}", op,
               input.size(), rank);
-  Resolved r;
+  output.clear();
+  pad_begin.clear();
   for (size_t i = 0; i < rank; i++) {
     int64_t in = input[i], ek = effective_kernel(i), s = strides[i];
     int64_t out = 0, pb = 0;
@@ -121,10 +129,9 @@ WindowGeometry::Resolved WindowGeometry::resolve(const Shape& input, const std::
         break;
       }
     }
-    r.output.push_back(out);
-    r.pad_begin.push_back(pb);
+    output.push_back(out);
+    pad_begin.push_back(pb);
   }
-  return r;
 }
 
 void WindowGeometry::append_attributes(Attributes& attrs) const {

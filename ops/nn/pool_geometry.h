@@ -40,6 +40,9 @@ struct WindowGeometry {
   };
   // Concrete output size and leading padding for these input spatial dims.
   Resolved resolve(const Shape& input, const std::string& op) const;
+  // The same into given shapes (cleared first): no allocation once they have the capacity.
+  void resolve_into(const Shape& input, const std::string& op, Shape& output,
+                    Shape& pad_begin) const;
 
   void append_attributes(Attributes& attrs) const;
 };

@@ -85,7 +85,19 @@ void Softmax::eval(EvalContext& ctx, const TensorRefs& inputs) const {
   }
   Tensor& out = ctx.output(0, x.dtype(), x.shape());
   int64_t total = x.numel();
-  std::vector<double> in = tensor_to_doubles(x), res(static_cast<size_t>(total));
+  // Scratch, not vectors: no allocation per run.
+  double* in = ctx.scratch<double>(static_cast<size_t>(total));
+  double* res = ctx.scratch<double>(static_cast<size_t>(total));
+  dispatch_numeric(x.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T* xs = x.data<T>();
+    for (int64_t i = 0; i < total; i++) {
+      if constexpr (std::is_same_v<T, f16> || std::is_same_v<T, bf16>)
+        in[i] = static_cast<float>(xs[i]);
+      else
+        in[i] = static_cast<double>(xs[i]);
+    }
+  });
   if (kind_ == SoftmaxKind::Hardmax) {
     for (int64_t o = 0; o < outer; o++) {
       for (int64_t i = 0; i < inner; i++) {
@@ -98,7 +110,7 @@ void Softmax::eval(EvalContext& ctx, const TensorRefs& inputs) const {
       }
     }
   } else {
-    softmax_rows(in.data(), res.data(), outer, n, inner, kind_ == SoftmaxKind::LogSoftmax);
+    softmax_rows(in, res, outer, n, inner, kind_ == SoftmaxKind::LogSoftmax);
   }
   dispatch_numeric(x.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;

@@ -54,7 +54,12 @@ void LstmPacked::eval(EvalContext& ctx, const TensorRefs& inputs) const {
   const int64_t H = hidden_, GH = 4 * H;
   const int64_t S = batch_first ? x.dim(1) : x.dim(0);
   const int64_t B = batch_first ? x.dim(0) : x.dim(1);
-  const Shape state_shape = batch_first ? Shape{B, nd, H} : Shape{nd, B, H};
+  // Reusable shapes: no allocation per run.
+  Shape& state_shape = ctx.temp_shape(0);
+  if (batch_first)
+    state_shape = {B, nd, H};
+  else
+    state_shape = {nd, B, H};
   auto state_index = [&](int64_t d, int64_t b) {
     return batch_first ? (b * nd + d) * H : (d * B + b) * H;
   };
@@ -66,7 +71,11 @@ void LstmPacked::eval(EvalContext& ctx, const TensorRefs& inputs) const {
                   shape_to_string(t->shape()));
     }
   }
-  const Shape y_shape = batch_first ? Shape{B, S, nd, H} : Shape{S, nd, B, H};
+  Shape& y_shape = ctx.temp_shape(1);
+  if (batch_first)
+    y_shape = {B, S, nd, H};
+  else
+    y_shape = {S, nd, B, H};
   Tensor* y = ctx.num_outputs() > 0 ? &ctx.output(0, DatumType::F32, y_shape) : nullptr;
   Tensor* yh = ctx.num_outputs() > 1 ? &ctx.output(1, DatumType::F32, state_shape) : nullptr;
   Tensor* yc = ctx.num_outputs() > 2 ? &ctx.output(2, DatumType::F32, state_shape) : nullptr;

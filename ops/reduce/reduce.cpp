@@ -125,7 +125,7 @@ T from_double(double v) {
 }
 
 template <typename T>
-void reduce_typed(ReduceKind kind, const Tensor& in, const std::vector<int64_t>& out_strides,
+void reduce_typed(EvalContext& ctx, ReduceKind kind, const Tensor& in, const Shape& out_strides,
                   Tensor& out) {
   using Acc = AccOf<T>;
   constexpr bool kFloat = std::is_same_v<Acc, double>;
@@ -133,7 +133,8 @@ void reduce_typed(ReduceKind kind, const Tensor& in, const std::vector<int64_t>&
   T* y = out.data<T>();
   int64_t n_out = out.numel();
   int64_t count = n_out > 0 ? in.numel() / n_out : 0;
-  std::vector<Acc> acc(static_cast<size_t>(n_out));
+  // Scratch and fixed strides: no allocation per run up to kSmallRank dims.
+  Acc* acc = ctx.scratch<Acc>(static_cast<size_t>(n_out));
   Acc init = 0;
   if (kind == ReduceKind::Prod) init = 1;
   if (kind == ReduceKind::Max || kind == ReduceKind::LogSumExp)
@@ -142,12 +143,21 @@ void reduce_typed(ReduceKind kind, const Tensor& in, const std::vector<int64_t>&
   if (kind == ReduceKind::Min)
     init = kFloat ? std::numeric_limits<Acc>::infinity()
                   : static_cast<Acc>(std::numeric_limits<T>::max());
-  std::fill(acc.begin(), acc.end(), init);
-  std::array<std::vector<int64_t>, 1> strides{out_strides};
+  std::fill(acc, acc + n_out, init);
+  std::array<std::array<int64_t, kSmallRank>, 1> small{};
+  std::array<std::vector<int64_t>, 1> large;
+  if (in.rank() <= kSmallRank)
+    std::copy(out_strides.begin(), out_strides.end(), small[0].begin());
+  else
+    large[0] = out_strides;
+  auto each = [&](auto&& g) {
+    if (in.rank() <= kSmallRank)
+      for_each_broadcast<1>(in.shape(), small, g);
+    else
+      for_each_broadcast<1>(in.shape(), large, g);
+  };
   auto visit = [&](auto&& f) {
-    for_each_broadcast<1>(in.shape(), strides, [&](int64_t i, const std::array<int64_t, 1>& o) {
-      f(acc[o[0]], static_cast<Acc>(x[i]));
-    });
+    each([&](int64_t i, const std::array<int64_t, 1>& o) { f(acc[o[0]], static_cast<Acc>(x[i])); });
   };
   switch (kind) {
     case ReduceKind::Sum:
@@ -179,8 +189,9 @@ void reduce_typed(ReduceKind kind, const Tensor& in, const std::vector<int64_t>&
     case ReduceKind::LogSumExp: {
       // Max first, so exp never overflows.
       visit([](Acc& a, Acc v) { a = v > a ? v : a; });
-      std::vector<double> sum(acc.size(), 0.0);
-      for_each_broadcast<1>(in.shape(), strides, [&](int64_t i, const std::array<int64_t, 1>& o) {
+      double* sum = ctx.scratch<double>(static_cast<size_t>(n_out));
+      std::fill(sum, sum + n_out, 0.0);
+      each([&](int64_t i, const std::array<int64_t, 1>& o) {
         double m = static_cast<double>(acc[o[0]]);
         if (std::isfinite(m)) sum[o[0]] += std::exp(static_cast<double>(x[i]) - m);
       });
@@ -223,25 +234,50 @@ void reduce_typed(ReduceKind kind, const Tensor& in, const std::vector<int64_t>&
 
 void Reduce::eval(EvalContext& ctx, const TensorRefs& inputs) const {
   const Tensor& data = required(inputs, 0, name());
-  std::optional<std::vector<int64_t>> axes = axes_;
-  if (!axes_ && inputs.size() > 1 && inputs[1]) axes = inputs[1]->to_i64_vector();
-  auto resolved = resolve_axes(axes, data.rank());
-  if (!resolved) {
-    ctx.set_output(0, data);
-    return;
+  const size_t rank = data.rank();
+  // The axes as resolve_axes resolves them, in reusable shapes: no allocation per run.
+  Shape& axes = ctx.temp_shape(1);
+  bool given = false;
+  if (axes_) {
+    axes.assign(axes_->begin(), axes_->end());
+    given = true;
+  } else if (inputs.size() > 1 && inputs[1]) {
+    for (int64_t i = 0; i < inputs[1]->numel(); i++) axes.push_back(inputs[1]->value_as_i64(i));
+    given = true;
   }
-  Shape kept = data.shape();
-  for (size_t a : *resolved) kept[a] = 1;
-  std::vector<int64_t> strides = contiguous_strides(kept);
-  for (size_t a : *resolved) strides[a] = 0;
-  Shape out_shape;
-  for (size_t i = 0; i < data.rank(); i++)
-    if (keepdims_ || std::find(resolved->begin(), resolved->end(), i) == resolved->end())
+  if (!given || axes.empty()) {
+    // Axes given as an (absent or empty) input honour noop_with_empty_axes.
+    if (noop_ && !axes_) {
+      ctx.set_output_view(0, data, data.shape());
+      return;
+    }
+    axes.clear();
+    for (size_t i = 0; i < rank; i++) axes.push_back(static_cast<int64_t>(i));
+  } else {
+    for (int64_t& a : axes) a = static_cast<int64_t>(normalize_axis(a, rank, name()));
+    std::sort(axes.begin(), axes.end());
+    KILN_ENSURE(std::adjacent_find(axes.begin(), axes.end()) == axes.end(), "{}: repeated axis",
+                name());
+  }
+  Shape& kept = ctx.temp_shape(2);
+  kept.assign(data.shape().begin(), data.shape().end());
+  for (int64_t a : axes) kept[static_cast<size_t>(a)] = 1;
+  Shape& strides = ctx.temp_shape(3);
+  strides.assign(rank, 0);
+  int64_t stride = 1;
+  for (size_t d = rank; d-- > 0;) {
+    strides[d] = stride;
+    stride *= kept[d];
+  }
+  for (int64_t a : axes) strides[static_cast<size_t>(a)] = 0;
+  Shape& out_shape = ctx.temp_shape(0);
+  for (size_t i = 0; i < rank; i++)
+    if (keepdims_ || std::find(axes.begin(), axes.end(), static_cast<int64_t>(i)) == axes.end())
       out_shape.push_back(kept[i]);
   Tensor& out = ctx.output(0, data.dtype(), out_shape);
   dispatch_numeric(data.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
-    reduce_typed<T>(kind_, data, strides, out);
+    reduce_typed<T>(ctx, kind_, data, strides, out);
   });
 }
 

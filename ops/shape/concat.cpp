@@ -42,7 +42,8 @@ std::vector<Fact> Concat::output_facts(const FactRefs& inputs) const {
 void Concat::eval(EvalContext& ctx, const TensorRefs& inputs) const {
   const Tensor& first = required(inputs, 0, name());
   size_t axis = normalize_axis(axis_, first.rank(), name());
-  Shape shape = first.shape();
+  Shape& shape = ctx.temp_shape(0);
+  shape.assign(first.shape().begin(), first.shape().end());
   shape[axis] = 0;
   for (size_t i = 0; i < inputs.size(); i++) {
     const Tensor& t = required(inputs, i, name());

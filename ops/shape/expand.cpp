@@ -37,16 +37,31 @@ std::vector<Fact> Expand::output_facts(const FactRefs& inputs) const {
 void Expand::eval(EvalContext& ctx, const TensorRefs& inputs) const {
   const Tensor& in = required(inputs, 0, name());
   const Tensor& shape = required(inputs, 1, name());
-  Shape out_shape = broadcast_shapes({in.shape(), index_values(shape, name())});
+  KILN_ENSURE(is_integer(shape.dtype()), "{}: indices must be integers, got {}", name(),
+              name_of(shape.dtype()));
+  // Reusable shapes and fixed strides: no allocation per run.
+  Shape& target = ctx.temp_shape(1);
+  for (int64_t i = 0; i < shape.numel(); i++) target.push_back(shape.value_as_i64(i));
+  Shape& out_shape = ctx.temp_shape(0);
+  broadcast_shapes_into(in.shape(), target, out_shape);
   Tensor& out = ctx.output(0, in.dtype(), out_shape);
-  std::array<std::vector<int64_t>, 1> strides{broadcast_strides(in.shape(), out_shape)};
-  dispatch_any(in.dtype(), [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    const T* src = in.data<T>();
-    T* dst = out.data<T>();
-    for_each_broadcast<1>(out_shape, strides,
-                          [&](int64_t i, const std::array<int64_t, 1>& o) { dst[i] = src[o[0]]; });
-  });
+  auto copy = [&](const auto& strides) {
+    dispatch_any(in.dtype(), [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      const T* src = in.data<T>();
+      T* dst = out.data<T>();
+      for_each_broadcast<1>(out_shape, strides, [&](int64_t i, const std::array<int64_t, 1>& o) {
+        dst[i] = src[o[0]];
+      });
+    });
+  };
+  if (out_shape.size() <= kSmallRank) {
+    std::array<std::array<int64_t, kSmallRank>, 1> strides{};
+    broadcast_strides_into(in.shape(), out_shape, strides[0].data());
+    copy(strides);
+  } else {
+    copy(std::array<std::vector<int64_t>, 1>{broadcast_strides(in.shape(), out_shape)});
+  }
 }
 
 }  // namespace kiln::ops

@@ -24,7 +24,10 @@ void Flatten::eval(EvalContext& ctx, const TensorRefs& inputs) const {
   for (size_t i = 0; i < axis; i++) outer *= in.dim(i);
   int64_t inner = 1;
   for (size_t i = axis; i < in.rank(); i++) inner *= in.dim(i);
-  ctx.set_output(0, in.reshaped({outer, inner}));
+  Shape& shape = ctx.temp_shape(0);
+  shape.push_back(outer);
+  shape.push_back(inner);
+  ctx.set_output_view(0, in, shape);
 }
 
 }  // namespace kiln::ops

@@ -37,8 +37,13 @@ void Gather::eval(EvalContext& ctx, const TensorRefs& inputs) const {
   const Tensor& data = required(inputs, 0, name());
   const Tensor& indices = required(inputs, 1, name());
   size_t axis = normalize_axis(axis_, data.rank(), name());
-  auto idx = index_values(indices, name());
-  Shape shape(data.shape().begin(), data.shape().begin() + static_cast<long>(axis));
+  KILN_ENSURE(is_integer(indices.dtype()), "{}: indices must be integers, got {}", name(),
+              name_of(indices.dtype()));
+  const size_t n_idx = static_cast<size_t>(indices.numel());
+  std::span<int64_t> idx(ctx.scratch<int64_t>(n_idx), n_idx);
+  for (size_t i = 0; i < n_idx; i++) idx[i] = indices.value_as_i64(static_cast<int64_t>(i));
+  Shape& shape = ctx.temp_shape(0);
+  shape.assign(data.shape().begin(), data.shape().begin() + static_cast<long>(axis));
   shape.insert(shape.end(), indices.shape().begin(), indices.shape().end());
   shape.insert(shape.end(), data.shape().begin() + static_cast<long>(axis) + 1, data.shape().end());
   int64_t outer = 1, inner = 1, dim = data.dim(axis);

@@ -1,5 +1,8 @@
 #include "ops/shape/pad.h"
 
+#include <array>
+
+#include "core/broadcast.h"
 #include "ops/shape/common.h"
 
 namespace kiln::ops {
@@ -100,13 +103,38 @@ std::vector<Fact> Pad::output_facts(const FactRefs& inputs) const {
 }
 
 void Pad::eval(EvalContext& ctx, const TensorRefs& inputs) const {
-  const Tensor& data = required(inputs, 0, name());
-  std::vector<int64_t> pads = pads_ ? *pads_ : index_values(required(inputs, 1, name()), name());
-  std::optional<std::vector<int64_t>> axes;
-  if (inputs.size() > 3 && inputs[3]) axes = index_values(*inputs[3], name());
-  auto full = full_pads(pads, axes, data.rank());
-  size_t rank = data.rank();
-  Shape out_shape;
+  const Tensor& data = required(inputs, 0, "Pad");
+  const size_t rank = data.rank();
+  // Pads, axes, strides and positions in reusable shapes and fixed arrays: no allocation per
+  // run up to kSmallRank dims.
+  const std::vector<int64_t>* pads = pads_ ? &*pads_ : nullptr;
+  if (!pads) {
+    const Tensor& p = required(inputs, 1, "Pad");
+    KILN_ENSURE(is_integer(p.dtype()), "Pad: pads must be integers, got {}", name_of(p.dtype()));
+    Shape& buffer = ctx.temp_shape(1);
+    for (int64_t i = 0; i < p.numel(); i++) buffer.push_back(p.value_as_i64(i));
+    pads = &buffer;
+  }
+  const Tensor* axes = inputs.size() > 3 ? inputs[3] : nullptr;
+  const size_t n_axes = axes ? static_cast<size_t>(axes->numel()) : rank;
+  KILN_ENSURE(pads->size() == 2 * n_axes, "Pad: {} pads for {} axes", pads->size(), n_axes);
+  std::array<std::pair<int64_t, int64_t>, kSmallRank> full_small{};
+  std::array<int64_t, kSmallRank> strides_small{}, pos_small{};
+  std::vector<std::pair<int64_t, int64_t>> full_large;
+  std::vector<int64_t> strides_large, pos_large;
+  if (rank > kSmallRank) {
+    full_large.assign(rank, {0, 0});
+    strides_large.assign(rank, 0);
+    pos_large.assign(rank, 0);
+  }
+  auto* full = rank > kSmallRank ? full_large.data() : full_small.data();
+  int64_t* strides = rank > kSmallRank ? strides_large.data() : strides_small.data();
+  int64_t* pos = rank > kSmallRank ? pos_large.data() : pos_small.data();
+  for (size_t i = 0; i < n_axes; i++) {
+    size_t a = axes ? normalize_axis(axes->value_as_i64(static_cast<int64_t>(i)), rank, "Pad") : i;
+    full[a] = {(*pads)[i], (*pads)[i + n_axes]};
+  }
+  Shape& out_shape = ctx.temp_shape(0);
   for (size_t i = 0; i < rank; i++) {
     int64_t d = data.dim(i) + full[i].first + full[i].second;
     KILN_ENSURE(d >= 0, "Pad: negative output dim {} on axis {}", d, i);
@@ -114,10 +142,14 @@ void Pad::eval(EvalContext& ctx, const TensorRefs& inputs) const {
       KILN_ENSURE(data.dim(i) > 0, "Pad: {} mode cannot pad empty axis {}", mode_name(mode_), i);
     out_shape.push_back(d);
   }
+  int64_t stride = 1;
+  for (size_t d = rank; d-- > 0;) {
+    strides[d] = stride;
+    stride *= data.dim(d);
+  }
   const Tensor* value_input = inputs.size() > 2 ? inputs[2] : nullptr;
   if (value_input && value_input->numel() == 0) value_input = nullptr;
   Tensor& out = ctx.output(0, data.dtype(), out_shape);
-  auto strides = contiguous_strides(data.shape());
   dispatch_any(data.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     T fill{};
@@ -132,7 +164,6 @@ void Pad::eval(EvalContext& ctx, const TensorRefs& inputs) const {
     }
     const T* src = data.data<T>();
     T* dst = out.data<T>();
-    std::vector<int64_t> pos(rank, 0);
     for (int64_t i = 0; i < out.numel(); i++) {
       int64_t off = 0;
       bool inside = true;

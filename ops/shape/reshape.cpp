@@ -76,8 +76,40 @@ std::vector<Fact> Reshape::output_facts(const FactRefs& inputs) const {
 }
 
 void Reshape::eval(EvalContext& ctx, const TensorRefs& inputs) const {
-  const Tensor& data = required(inputs, 0, name());
-  const Tensor& shape = required(inputs, 1, name());
+  const Tensor& data = required(inputs, 0, "Reshape");
+  const Tensor& shape = required(inputs, 1, "Reshape");
+  // The common case on plain integers, into a reusable shape (no allocation per run); anything
+  // unusual goes through reshape_dims below, which also words the errors.
+  if (is_integer(shape.dtype()) && shape.rank() == 1) {
+    Shape& out = ctx.temp_shape(0);
+    int64_t known = 1;
+    long infer = -1;
+    bool ok = true;
+    for (int64_t i = 0; i < shape.numel() && ok; i++) {
+      int64_t v = shape.value_as_i64(i);
+      if (v == 0 && !allowzero_) {
+        ok = static_cast<size_t>(i) < data.rank();
+        v = ok ? data.dim(static_cast<size_t>(i)) : 0;
+      }
+      if (v == -1) {
+        ok = infer < 0;
+        infer = static_cast<long>(i);
+        out.push_back(1);
+        continue;
+      }
+      ok = ok && v >= 0;
+      known *= v;
+      out.push_back(v);
+    }
+    if (ok && infer >= 0) {
+      ok = known > 0 && data.numel() % known == 0;
+      if (ok) out[static_cast<size_t>(infer)] = data.numel() / known;
+    }
+    if (ok && shape_numel(out) == data.numel()) {
+      ctx.set_output_view(0, data, out);
+      return;
+    }
+  }
   std::vector<Dim> in(data.shape().begin(), data.shape().end());
   std::vector<int64_t> t = index_values(shape, name());
   std::vector<Dim> target(t.begin(), t.end());

@@ -137,8 +137,58 @@ std::vector<Fact> Slice::output_facts(const FactRefs& inputs) const {
   return {out};
 }
 
+namespace {
+// Slice with starts/ends/axes/steps as inputs, rank <= kSmallRank, in fixed arrays: no
+// allocation per run. Returns false (nothing written) for anything else or anything invalid;
+// the general path then runs and words the errors.
+bool eval_small(EvalContext& ctx, const Tensor& data, const TensorRefs& inputs) {
+  const size_t rank = data.rank();
+  auto input = [&](size_t i) { return inputs.size() > i ? inputs[i] : nullptr; };
+  const Tensor *st = input(1), *en = input(2), *ax = input(3), *sp = input(4);
+  if (rank > kSmallRank || !st || !en || st->numel() != en->numel()) return false;
+  for (const Tensor* t : {st, en, ax, sp})
+    if (t && (!is_integer(t->dtype()) || t->numel() != st->numel())) return false;
+  std::array<int64_t, kSmallRank> start{}, step{};
+  Shape& out_shape = ctx.temp_shape(0);
+  out_shape.assign(data.shape().begin(), data.shape().end());
+  for (size_t a = 0; a < rank; a++) step[a] = 1;
+  uint32_t seen = 0;
+  for (int64_t i = 0; i < st->numel(); i++) {
+    int64_t a = ax ? ax->value_as_i64(i) : i;
+    if (a < 0) a += static_cast<int64_t>(rank);
+    if (a < 0 || a >= static_cast<int64_t>(rank) || (seen & (1u << a))) return false;
+    seen |= 1u << a;
+    int64_t stp = sp ? sp->value_as_i64(i) : 1;
+    if (stp == 0) return false;
+    SliceAxis sa = resolve_slice(data.dim(static_cast<size_t>(a)), st->value_as_i64(i),
+                                 en->value_as_i64(i), stp);
+    start[static_cast<size_t>(a)] = sa.start;
+    step[static_cast<size_t>(a)] = sa.step;
+    out_shape[static_cast<size_t>(a)] = sa.len;
+  }
+  std::array<std::array<int64_t, kSmallRank>, 1> step_strides{};
+  int64_t base = 0, stride = 1;
+  for (size_t a = rank; a-- > 0;) {
+    if (out_shape[a] > 0) base += start[a] * stride;
+    step_strides[0][a] = stride * step[a];
+    stride *= data.dim(a);
+  }
+  Tensor& out = ctx.output(0, data.dtype(), out_shape);
+  if (out.numel() == 0) return true;
+  dispatch_any(data.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T* src = data.data<T>() + base;
+    T* dst = out.data<T>();
+    for_each_broadcast<1>(out_shape, step_strides,
+                          [&](int64_t i, const std::array<int64_t, 1>& o) { dst[i] = src[o[0]]; });
+  });
+  return true;
+}
+}  // namespace
+
 void Slice::eval(EvalContext& ctx, const TensorRefs& inputs) const {
-  const Tensor& data = required(inputs, 0, name());
+  const Tensor& data = required(inputs, 0, "Slice");
+  if (!starts_ && !ends_ && eval_small(ctx, data, inputs)) return;
   std::vector<std::optional<std::vector<int64_t>>> in;
   for (size_t i = 1; i < inputs.size(); i++) {
     if (inputs[i]) {

@@ -70,16 +70,6 @@ std::vector<Dim> unsqueeze_dims(const std::vector<Dim>& in, const std::vector<in
   return out;
 }
 
-std::vector<Dim> to_dims(const Shape& s) {
-  return {s.begin(), s.end()};
-}
-
-Shape to_shape(const std::vector<Dim>& dims) {
-  Shape s;
-  for (const auto& d : dims) s.push_back(d.to_int());
-  return s;
-}
-
 Fact with_dims_value(const Fact& in, std::vector<Dim> shape) {
   Fact out(in.dt, std::move(shape));
   if (in.dims_value && out.rank() <= 1) out.dims_value = in.dims_value;
@@ -107,11 +97,37 @@ std::vector<Fact> Squeeze::output_facts(const FactRefs& inputs) const {
   return {with_dims_value(in, squeeze_dims(in.shape, axes))};
 }
 
+namespace {
+// The axes of an evaluation: the attribute, or the input's values copied into `buffer`; nullptr
+// when neither is given. (Reusable buffers: no allocation per run.)
+const std::vector<int64_t>* eval_axes(const std::optional<std::vector<int64_t>>& attr,
+                                      const TensorRefs& inputs, Shape& buffer, const char* op) {
+  if (attr) return &*attr;
+  if (inputs.size() < 2 || !inputs[1]) return nullptr;
+  const Tensor& t = *inputs[1];
+  KILN_ENSURE(is_integer(t.dtype()), "{}: indices must be integers, got {}", op,
+              name_of(t.dtype()));
+  for (int64_t i = 0; i < t.numel(); i++) buffer.push_back(t.value_as_i64(i));
+  return &buffer;
+}
+}  // namespace
+
 void Squeeze::eval(EvalContext& ctx, const TensorRefs& inputs) const {
-  const Tensor& in = required(inputs, 0, name());
-  std::optional<std::vector<int64_t>> axes = axes_;
-  if (!axes && inputs.size() > 1 && inputs[1]) axes = index_values(*inputs[1], name());
-  ctx.set_output(0, in.reshaped(to_shape(squeeze_dims(to_dims(in.shape()), axes))));
+  const Tensor& in = required(inputs, 0, "Squeeze");
+  const std::vector<int64_t>* axes = eval_axes(axes_, inputs, ctx.temp_shape(1), "Squeeze");
+  Shape& shape = ctx.temp_shape(0);
+  const size_t rank = in.rank();
+  for (size_t i = 0; i < rank; i++) {
+    bool listed = false;
+    if (axes)
+      for (int64_t a : *axes) listed = listed || normalize_axis(a, rank, "Squeeze") == i;
+    if (axes ? listed : in.dim(i) == 1) {
+      KILN_ENSURE(in.dim(i) == 1, "Squeeze: cannot squeeze axis {} of size {}", i, in.dim(i));
+      continue;
+    }
+    shape.push_back(in.dim(i));
+  }
+  ctx.set_output_view(0, in, shape);
 }
 
 Attributes Unsqueeze::attributes() const {
@@ -130,11 +146,19 @@ std::vector<Fact> Unsqueeze::output_facts(const FactRefs& inputs) const {
 }
 
 void Unsqueeze::eval(EvalContext& ctx, const TensorRefs& inputs) const {
-  const Tensor& in = required(inputs, 0, name());
-  std::optional<std::vector<int64_t>> axes = axes_;
-  if (!axes && inputs.size() > 1 && inputs[1]) axes = index_values(*inputs[1], name());
-  KILN_ENSURE(axes.has_value(), "Unsqueeze: axes are required");
-  ctx.set_output(0, in.reshaped(to_shape(unsqueeze_dims(to_dims(in.shape()), *axes))));
+  const Tensor& in = required(inputs, 0, "Unsqueeze");
+  const std::vector<int64_t>* axes = eval_axes(axes_, inputs, ctx.temp_shape(1), "Unsqueeze");
+  KILN_ENSURE(axes != nullptr, "Unsqueeze: axes are required");
+  const size_t rank = in.rank() + axes->size();
+  Shape& shape = ctx.temp_shape(0);
+  size_t j = 0;
+  for (size_t i = 0; i < rank; i++) {
+    size_t hits = 0;
+    for (int64_t a : *axes) hits += normalize_axis(a, rank, "Unsqueeze") == i ? 1 : 0;
+    KILN_ENSURE(hits <= 1, "Unsqueeze: axis {} is listed {} times", i, hits);
+    shape.push_back(hits ? 1 : in.dim(j++));
+  }
+  ctx.set_output_view(0, in, shape);
 }
 
 }  // namespace kiln::ops

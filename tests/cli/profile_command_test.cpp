@@ -87,6 +87,16 @@ TEST(ProfileCommand, JsonSchemaAndTotalsAddUp) {
   EXPECT_GT(doc["memory"]["activation_bytes"].get<int64_t>(), 0);
   EXPECT_GT(doc["memory"]["peak_rss_bytes"].get<int64_t>(),
             doc["memory"]["weights_bytes"].get<int64_t>());
+  // The memory plan: the planned values share one arena whose slots are reused, so it is
+  // smaller than their sum (which is at most the sum of every node output).
+  const json& mem = doc["memory"];
+  for (const char* key :
+       {"arena_bytes", "planned_values", "planned_bytes", "outputs_bytes", "scratch_bytes"})
+    ASSERT_TRUE(mem.contains(key)) << key;
+  EXPECT_GT(mem["planned_values"].get<int64_t>(), 2);
+  EXPECT_GT(mem["arena_bytes"].get<int64_t>(), 0);
+  EXPECT_LT(mem["arena_bytes"].get<int64_t>(), mem["planned_bytes"].get<int64_t>());
+  EXPECT_LE(mem["planned_bytes"].get<int64_t>(), mem["outputs_bytes"].get<int64_t>());
 }
 
 TEST(ProfileCommand, SharedModelFmaTotals) {
@@ -176,6 +186,7 @@ TEST(ProfileCommand, TextReportAddsUp) {
   EXPECT_NE(r.out.find("Most time consuming operations"), std::string::npos);
   EXPECT_NE(r.out.find("every node has a cost model"), std::string::npos);
   EXPECT_NE(r.out.find("peak RSS"), std::string::npos);
+  EXPECT_NE(r.out.find("arena (memory plan, reused slots)"), std::string::npos);
   EXPECT_NE(r.out.find("Inputs: random inputs"), std::string::npos);
 }
 
