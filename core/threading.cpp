@@ -184,8 +184,7 @@ void parallel_for(int64_t tasks, RangeFn fn, int threads) {
   Pool::tls_in_pool() = false;
 }
 
-void parallel_for_work(int64_t tasks, int64_t work_per_task,
-                       const std::function<void(int64_t, int64_t)>& fn) {
+void parallel_for_work(int64_t tasks, int64_t work_per_task, RangeFn fn) {
   if (tasks <= 0) return;
   const int64_t work = tasks * std::max<int64_t>(work_per_task, 1);
   const int64_t by_work = std::max<int64_t>(1, work / kMinParallelWork);

@@ -49,7 +49,6 @@ constexpr int64_t kMinParallelWork = 32768;
 
 // parallel_for over `tasks` items of `work_per_task` units each (e.g. the rows of a softmax),
 // on at most one thread per kMinParallelWork units of the whole job (so small jobs run inline).
-void parallel_for_work(int64_t tasks, int64_t work_per_task,
-                       const std::function<void(int64_t begin, int64_t end)>& fn);
+void parallel_for_work(int64_t tasks, int64_t work_per_task, RangeFn fn);
 
 }  // namespace kiln

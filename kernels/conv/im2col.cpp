@@ -107,11 +107,6 @@ Im2colSource::Im2colSource(const float* x, int64_t channels, const ConvGeometry&
     }
     src_ = padded;
   }
-  for (int64_t ky = 0; ky < g.kernel[1]; ky++) {
-    for (int64_t kx = 0; kx < g.kernel[2]; kx++) {
-      tap_offsets_.push_back(ky * g.dilation[1] * row_stride_ + kx * g.dilation[2]);
-    }
-  }
 }
 
 const float* Im2colSource::panel(int64_t p, float* dst) const {
@@ -122,15 +117,20 @@ const float* Im2colSource::panel(int64_t p, float* dst) const {
   const int64_t w = std::min<int64_t>(width_, os - j0);
   const int64_t oy0 = j0 / ow, ox0 = j0 % ow;
   const int64_t sx = g.stride[2];
-  const int64_t taps = static_cast<int64_t>(tap_offsets_.size());
+  // Tap (ky, kx) reads at ky * ty + kx * tx from a position's top-left corner (computed here, not
+  // kept in a table: the source is built per run and must not allocate).
+  const int64_t kh = g.kernel[1], kw = g.kernel[2];
+  const int64_t ty = g.dilation[1] * row_stride_, tx = g.dilation[2];
   if (w == width_ && ox0 + w <= ow) {
     // The whole panel lies in one output row: per tap, one (strided) copy.
     const float* base = src_ + oy0 * g.stride[1] * row_stride_ + ox0 * sx;
     float* d = dst;
     for (int64_t c = 0; c < channels_; c++) {
       const float* bc = base + c * plane_stride_;
-      for (int64_t t = 0; t < taps; t++, d += width_) {
-        copy_strided(bc + tap_offsets_[t], sx, width_, d);
+      for (int64_t ky = 0; ky < kh; ky++) {
+        for (int64_t kx = 0; kx < kw; kx++, d += width_) {
+          copy_strided(bc + ky * ty + kx * tx, sx, width_, d);
+        }
       }
     }
     return dst;
@@ -144,10 +144,12 @@ const float* Im2colSource::panel(int64_t p, float* dst) const {
   float* d = dst;
   for (int64_t c = 0; c < channels_; c++) {
     const float* bc = src_ + c * plane_stride_;
-    for (int64_t t = 0; t < taps; t++, d += width_) {
-      const float* s = bc + tap_offsets_[t];
-      for (int64_t j = 0; j < w; j++) d[j] = s[lane[j]];
-      for (int64_t j = w; j < width_; j++) d[j] = 0.0f;
+    for (int64_t ky = 0; ky < kh; ky++) {
+      for (int64_t kx = 0; kx < kw; kx++, d += width_) {
+        const float* s = bc + ky * ty + kx * tx;
+        for (int64_t j = 0; j < w; j++) d[j] = s[lane[j]];
+        for (int64_t j = w; j < width_; j++) d[j] = 0.0f;
+      }
     }
   }
   return dst;

@@ -37,7 +37,6 @@ class Im2colSource : public PanelSource {
   bool planar_ = false;
   const float* src_ = nullptr;
   int64_t row_stride_ = 0, plane_stride_ = 0;
-  std::vector<int64_t> tap_offsets_;  // per kernel tap (ky, kx): ky*dy*row_stride + kx*dx
 };
 
 }  // namespace kiln::kernels

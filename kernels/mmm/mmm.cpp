@@ -39,7 +39,7 @@ class Scratch {
   size_t size_ = 0;
 };
 
-std::atomic<size_t> g_a_high_water{0}, g_b_high_water{0};
+std::atomic<size_t> g_a_high_water{0}, g_b_high_water{0}, g_b_all_high_water{0};
 
 Scratch& a_scratch() {
   thread_local Scratch s(g_a_high_water);
@@ -50,7 +50,7 @@ Scratch& b_scratch() {
   return s;
 }
 Scratch& b_all_scratch() {
-  thread_local Scratch s;
+  thread_local Scratch s(g_b_all_high_water);
   return s;
 }
 

@@ -35,13 +35,14 @@ LayerNormF32::LayerNormF32(std::shared_ptr<const LayerNorm> reference, size_t ax
 void LayerNormF32::eval(EvalContext& ctx, const TensorRefs& inputs) const {
   const Tensor& x = required(inputs, 0, name());
   const int64_t n = static_cast<int64_t>(gamma_.size());
-  Shape normalized(x.shape().begin() + static_cast<long>(std::min(axis_, x.rank())),
-                   x.shape().end());
-  KILN_ENSURE(x.dtype() == DatumType::F32 && x.rank() >= axis_ && shape_numel(normalized) == n,
+  int64_t normalized = 1;  // values per row: the product of the dims from axis_ on
+  for (size_t i = std::min(axis_, x.rank()); i < x.rank(); i++) normalized *= x.dim(i);
+  KILN_ENSURE(x.dtype() == DatumType::F32 && x.rank() >= axis_ && normalized == n,
               "{}: input must be f32 with {} values from axis {}, got {} [{}]", name(), n, axis_,
               name_of(x.dtype()), shape_to_string(x.shape()));
   Tensor& y = ctx.output(0, DatumType::F32, x.shape());
-  Shape stat_shape = x.shape();
+  Shape& stat_shape = ctx.temp_shape(0);  // reused: no allocation per run
+  stat_shape.assign(x.shape().begin(), x.shape().end());
   for (size_t i = axis_; i < stat_shape.size(); i++) stat_shape[i] = 1;
   float* mean =
       ctx.num_outputs() > 1 ? ctx.output(1, DatumType::F32, stat_shape).data<float>() : nullptr;

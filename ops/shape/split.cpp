@@ -65,19 +65,46 @@ std::vector<Fact> Split::output_facts(const FactRefs& inputs) const {
 void Split::eval(EvalContext& ctx, const TensorRefs& inputs) const {
   const Tensor& in = required(inputs, 0, name());
   size_t axis = normalize_axis(axis_, in.rank(), name());
-  std::optional<std::vector<int64_t>> split = split_;
-  if (!split && inputs.size() > 1 && inputs[1]) split = index_values(*inputs[1], name());
-  auto parts = sizes(in.dim(axis), split);
+  const int64_t dim = in.dim(axis);
+  // The part sizes without building vectors (a steady-state run allocates nothing): from the
+  // attribute, an i64 sizes input, or equal chunks (the last one smaller).
+  const Tensor* sizes_in = !split_ && inputs.size() > 1 ? inputs[1] : nullptr;
+  const int64_t* given = split_ ? split_->data() : nullptr;
+  std::vector<int64_t> converted;  // only for non-i64 sizes inputs
+  if (sizes_in) {
+    if (sizes_in->dtype() == DatumType::I64) {
+      given = sizes_in->data<int64_t>();
+    } else {
+      converted = index_values(*sizes_in, name());
+      given = converted.data();
+    }
+    KILN_ENSURE(static_cast<size_t>(sizes_in->numel()) == num_outputs_,
+                "Split: {} sizes for {} outputs", sizes_in->numel(), num_outputs_);
+  }
+  const int64_t n = static_cast<int64_t>(num_outputs_);
+  KILN_ENSURE(n >= 1, "Split: no outputs");
+  const int64_t chunk_len = (dim + n - 1) / n;
+  if (given) {
+    int64_t total = 0;
+    for (int64_t p = 0; p < n; p++) {
+      KILN_ENSURE(given[p] >= 0, "Split: negative size {}", given[p]);
+      total += given[p];
+    }
+    KILN_ENSURE(total == dim, "Split: sizes add up to {}, not {}", total, dim);
+  } else {
+    KILN_ENSURE(dim - chunk_len * (n - 1) >= 0, "Split: cannot split {} into {} parts", dim, n);
+  }
   int64_t outer = 1, inner = 1;
   for (size_t d = 0; d < axis; d++) outer *= in.dim(d);
   for (size_t d = axis + 1; d < in.rank(); d++) inner *= in.dim(d);
-  int64_t row = in.dim(axis) * inner;
+  int64_t row = dim * inner;
   int64_t offset = 0;
-  for (size_t p = 0; p < parts.size() && p < ctx.num_outputs(); p++) {
-    int64_t len = parts[p].to_int();
-    Shape shape = in.shape();
+  for (int64_t p = 0; p < n && static_cast<size_t>(p) < ctx.num_outputs(); p++) {
+    int64_t len = given ? given[p] : (p + 1 < n ? chunk_len : dim - chunk_len * (n - 1));
+    Shape& shape = ctx.temp_shape(0);
+    shape.assign(in.shape().begin(), in.shape().end());
     shape[axis] = len;
-    Tensor& out = ctx.output(p, in.dtype(), shape);
+    Tensor& out = ctx.output(static_cast<size_t>(p), in.dtype(), shape);
     dispatch_any(in.dtype(), [&](auto tag) {
       using T = typename decltype(tag)::type;
       const T* src = in.data<T>();
