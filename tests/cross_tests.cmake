@@ -9,7 +9,16 @@ if(NOT CMAKE_CROSSCOMPILING_EMULATOR)
                   "the tests can only run on the target")
 endif()
 
-set(KILN_SHARED_MODELS "${PROJECT_SOURCE_DIR}/../shared/models" CACHE PATH
+# The shared models: $KILN_SHARED_MODELS, else ../shared/models or ../../shared/models from the
+# source tree (a clone next to shared/, or a worktree one level further down).
+set(_kiln_models_default "${PROJECT_SOURCE_DIR}/../shared/models")
+if(DEFINED ENV{KILN_SHARED_MODELS} AND NOT "$ENV{KILN_SHARED_MODELS}" STREQUAL "")
+  set(_kiln_models_default "$ENV{KILN_SHARED_MODELS}")
+elseif(NOT IS_DIRECTORY "${_kiln_models_default}"
+       AND IS_DIRECTORY "${PROJECT_SOURCE_DIR}/../../shared/models")
+  set(_kiln_models_default "${PROJECT_SOURCE_DIR}/../../shared/models")
+endif()
+set(KILN_SHARED_MODELS "${_kiln_models_default}" CACHE PATH
     "Folder of the shared ONNX models (<name>/model.onnx + test_data_set_0/)")
 set(KILN_CROSS_BACKEND_FILTER "*" CACHE STRING
     "googletest filter choosing the expected-pass ONNX backend cases run under emulation")
