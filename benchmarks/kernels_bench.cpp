@@ -1,11 +1,13 @@
-// Kernel micro-benchmarks (Google Benchmark): the core's FMA peak and the packed matrix multiply
-// per ISA, reporting GFLOP/s. Run: build/kiln_kernels_bench [--benchmark_filter=512]
+// Kernel micro-benchmarks (Google Benchmark): the core's FMA peak, the packed matrix multiply,
+// depthwise convolutions and im2col convolutions per ISA, reporting GFLOP/s (over CPU time).
+// Run: build/kiln_kernels_bench [--benchmark_filter=depthwise/avx2]
 #include <benchmark/benchmark.h>
 
 #include <random>
 #include <vector>
 
 #include "kernels/conv/depthwise.h"
+#include "kernels/conv/im2col.h"
 #include "kernels/mmm/mmm.h"
 #include "kernels/peak/fma_peak.h"
 
@@ -49,20 +51,22 @@ void shapes(benchmark::internal::Benchmark* b) {
   b->Args({512, 512, 512, 1})->Args({512, 512, 512, 2});
   // mobilenet_v2-like 1x1 convs (M = out channels, N = pixels, K = in channels) and BERT-like.
   b->Args({96, 12544, 16, 1})->Args({144, 3136, 24, 1})->Args({1280, 49, 320, 1});
+  b->Args({960, 49, 160, 1})->Args({960, 49, 160, 2})->Args({16, 3025, 128, 1});
   b->Args({64, 1024, 256, 1})->Args({64, 256, 1024, 1});
   b->Unit(benchmark::kMicrosecond);
 }
 
-// Depthwise 3x3 (pad 1) on channels x size x size, stride s.
+// Depthwise k x k (pad k / 2) on channels x size x size, stride s.
 void depthwise(benchmark::State& state, Isa isa) {
   const int64_t channels = state.range(0), size = state.range(1), stride = state.range(2);
+  const int64_t k = state.range(3);
   kiln::kernels::ConvGeometry g;
   g.in[1] = g.in[2] = size;
-  g.kernel[1] = g.kernel[2] = 3;
+  g.kernel[1] = g.kernel[2] = k;
   g.stride[1] = g.stride[2] = stride;
-  g.pad[1] = g.pad[2] = 1;
-  g.out[1] = g.out[2] = (size + 2 - 3) / stride + 1;
-  std::vector<float> x(channels * g.in_size(), 0.5f), w(channels * 9, 0.25f), b(channels, 1.0f);
+  g.pad[1] = g.pad[2] = k / 2;
+  g.out[1] = g.out[2] = (size + 2 * (k / 2) - k) / stride + 1;
+  std::vector<float> x(channels * g.in_size(), 0.5f), w(channels * k * k, 0.25f), b(channels, 1.0f);
   std::vector<float> y(channels * g.out_size());
   kiln::kernels::DepthwiseArgs a;
   a.x = x.data();
@@ -76,7 +80,34 @@ void depthwise(benchmark::State& state, Isa isa) {
     benchmark::ClobberMemory();
   }
   state.counters["GFLOP/s"] = benchmark::Counter(
-      2.0 * 9 * channels * g.out_size() * static_cast<double>(state.iterations()) / 1e9,
+      2.0 * k * k * channels * g.out_size() * static_cast<double>(state.iterations()) / 1e9,
+      benchmark::Counter::kIsRate);
+}
+
+// A k x k convolution (pad k / 2, stride s) as packed weights x im2col panels: m output
+// channels, c input channels, size x size.
+void conv_im2col(benchmark::State& state, Isa isa) {
+  const int64_t m = state.range(0), c = state.range(1), size = state.range(2), k = state.range(3);
+  const int64_t s = state.range(4);
+  kiln::kernels::ConvGeometry g;
+  g.in[1] = g.in[2] = size;
+  g.kernel[1] = g.kernel[2] = k;
+  g.stride[1] = g.stride[2] = s;
+  g.pad[1] = g.pad[2] = k / 2;
+  g.out[1] = g.out[2] = (size + 2 * (k / 2) - k) / s + 1;
+  const int64_t kin = c * k * k;
+  std::vector<float> x(c * g.in_size(), 0.5f), w(m * kin, 0.25f), y(m * g.out_size());
+  const auto& kernel = kiln::kernels::micro_kernel(isa);
+  kiln::kernels::PackedMatrix pa(w.data(), m, kin, kin, 1, kernel.mr);
+  std::vector<float> padded(kiln::kernels::Im2colSource::padded_floats(c, g));
+  kiln::kernels::Epilogue ep;
+  for (auto _ : state) {
+    kiln::kernels::Im2colSource b(x.data(), c, g, kernel.nr, padded.data());
+    kiln::kernels::mmm(kernel, m, g.out_size(), kin, pa, b, ep, y.data(), g.out_size(), 1);
+    benchmark::ClobberMemory();
+  }
+  state.counters["GFLOP/s"] = benchmark::Counter(
+      2.0 * m * kin * g.out_size() * static_cast<double>(state.iterations()) / 1e9,
       benchmark::Counter::kIsRate);
 }
 
@@ -88,11 +119,20 @@ int register_all() {
     benchmark::RegisterBenchmark(("mmm/" + name).c_str(), matmul, isa, false)->Apply(shapes);
     benchmark::RegisterBenchmark(("mmm_packed_b/" + name).c_str(), matmul, isa, true)
         ->Apply(shapes);
-    benchmark::RegisterBenchmark(("depthwise3x3/" + name).c_str(), depthwise, isa)
-        ->Args({144, 56, 1})
-        ->Args({96, 112, 2})
-        ->Args({576, 14, 1})
-        ->Args({960, 7, 1})
+    benchmark::RegisterBenchmark(("depthwise/" + name).c_str(), depthwise, isa)
+        ->Args({144, 56, 1, 3})
+        ->Args({96, 112, 2, 3})
+        ->Args({144, 56, 2, 3})
+        ->Args({576, 14, 1, 3})
+        ->Args({960, 7, 1, 3})
+        ->Args({144, 56, 1, 5})
+        ->Args({240, 28, 2, 5})
+        ->Unit(benchmark::kMicrosecond);
+    // squeezenet1_1 fire expand 3x3 convs, mobilenet_v2's first conv.
+    benchmark::RegisterBenchmark(("conv_im2col/" + name).c_str(), conv_im2col, isa)
+        ->Args({64, 16, 55, 3, 1})
+        ->Args({256, 64, 13, 3, 1})
+        ->Args({32, 3, 224, 3, 2})
         ->Unit(benchmark::kMicrosecond);
   }
   return 0;

@@ -92,6 +92,8 @@ int bench(BenchOptions& o) {
                        [&](double elapsed, size_t runs) { progress.update(elapsed, runs); });
   }
   auto stats = timing_stats(result.run_ms);
+  // Mean CPU time per timed run (all threads; includes the pool's spinning).
+  const double cpu_ms = result.cpu_seconds * 1000.0 / static_cast<double>(stats.count);
 
   double change = 0;
   bool regressed = false;
@@ -113,6 +115,7 @@ int bench(BenchOptions& o) {
                        {"mean_ms", stats.mean},
                        {"p90_ms", stats.p90},
                        {"p99_ms", stats.p99},
+                       {"cpu_ms", cpu_ms},
                        {"random_inputs", model.inputs.random},
                        {"inputs", model.inputs.description}};
     if (!o.baseline.empty())
@@ -129,6 +132,7 @@ int bench(BenchOptions& o) {
                result.warmup_seconds);
     fmt::print("Bench ran {} times, median {:.3f} ms/i (min {:.3f}, p90 {:.3f}, p99 {:.3f})\n",
                stats.count, stats.median, stats.min, stats.p90, stats.p99);
+    fmt::print("CPU time {:.3f} ms/i (mean, all threads)\n", cpu_ms);
     if (!o.baseline.empty())
       fmt::print("Baseline {}: median {:.3f} ms/i; now {:.1f}% {} (allowed: {}% slower)\n",
                  o.baseline, baseline_median, std::abs(change), change > 0 ? "slower" : "faster",
@@ -173,7 +177,8 @@ Command add_bench_command(CLI::App& app) {
   cmd->add_option("--seed", o->seed, "Seed of the random inputs")->capture_default_str();
   cmd->add_flag("--json", o->json,
                 "Machine-readable output: {\"median_ms\",\"min_ms\",\"p90_ms\",\"p99_ms\","
-                "\"runs\",\"threads\",\"model\",\"cpu\",...}");
+                "\"cpu_ms\" (mean CPU time per run, all threads),\"runs\",\"threads\",\"model\","
+                "\"cpu\",...}");
   cmd->add_option("--baseline", o->baseline,
                   "A previous 'kiln bench --json' output: exit 1 when the median is slower "
                   "than it by more than --max-regression");

@@ -1,5 +1,7 @@
 #include "core/benchmark.h"
 
+#include <sys/resource.h>
+
 #include <chrono>
 
 #include "core/error.h"
@@ -10,6 +12,12 @@ namespace {
 using Clock = std::chrono::steady_clock;
 double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
+}
+double process_cpu_seconds() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  auto sec = [](const timeval& t) { return static_cast<double>(t.tv_sec) + t.tv_usec * 1e-6; };
+  return sec(u.ru_utime) + sec(u.ru_stime);
 }
 }  // namespace
 
@@ -34,6 +42,7 @@ BenchResult benchmark(const std::function<void()>& run_once, const BenchLimits& 
   }
   result.warmup_seconds = seconds_since(start);
   auto timed_start = Clock::now();
+  const double cpu_start = process_cpu_seconds();
   for (;;) {
     auto t0 = Clock::now();
     run_once();
@@ -42,6 +51,7 @@ BenchResult benchmark(const std::function<void()>& run_once, const BenchLimits& 
     if (limits.max_runs > 0 && result.run_ms.size() >= static_cast<size_t>(limits.max_runs)) break;
     if (limits.max_seconds > 0 && seconds_since(timed_start) >= limits.max_seconds) break;
   }
+  result.cpu_seconds = process_cpu_seconds() - cpu_start;
   return result;
 }
 

@@ -1,5 +1,6 @@
 // The timing loop of `kiln bench`: warm-up, then timed runs until a run count or a time budget
-// is reached. Times are wall-clock (steady_clock) per call of the function under test.
+// is reached. Times are wall-clock (steady_clock) per call of the function under test, plus the
+// process's CPU time (getrusage: user + system, all threads) over the timed runs.
 #pragma once
 
 #include <functional>
@@ -16,6 +17,7 @@ struct BenchLimits {
 
 struct BenchResult {
   std::vector<double> run_ms;  // one sample per timed run, in order
+  double cpu_seconds = 0;      // process CPU time (all threads) spent during the timed runs
   int warmup_runs = 0;
   double warmup_seconds = 0;
 };

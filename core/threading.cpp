@@ -2,6 +2,7 @@
 
 #include <sched.h>
 
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <fstream>
@@ -181,6 +182,15 @@ void parallel_for(int64_t tasks, const std::function<void(int64_t, int64_t)>& fn
   Pool::tls_in_pool() = true;
   p.run(tasks, fn, threads);
   Pool::tls_in_pool() = false;
+}
+
+void parallel_for_work(int64_t tasks, int64_t work_per_task,
+                       const std::function<void(int64_t, int64_t)>& fn) {
+  if (tasks <= 0) return;
+  const int64_t work = tasks * std::max<int64_t>(work_per_task, 1);
+  const int64_t by_work = std::max<int64_t>(1, work / kMinParallelWork);
+  const int threads = static_cast<int>(std::min<int64_t>(num_threads(), by_work));
+  parallel_for(tasks, fn, threads);
 }
 
 }  // namespace kiln

@@ -23,4 +23,13 @@ int default_num_threads();
 void parallel_for(int64_t tasks, const std::function<void(int64_t begin, int64_t end)>& fn,
                   int threads = 0);
 
+// Work below this many units (floats read or written) per thread runs on fewer threads: waking
+// a worker costs microseconds, as much as streaming ~32K floats through a cheap kernel.
+constexpr int64_t kMinParallelWork = 32768;
+
+// parallel_for over `tasks` items of `work_per_task` units each (e.g. the rows of a softmax),
+// on at most one thread per kMinParallelWork units of the whole job (so small jobs run inline).
+void parallel_for_work(int64_t tasks, int64_t work_per_task,
+                       const std::function<void(int64_t begin, int64_t end)>& fn);
+
 }  // namespace kiln

@@ -6,6 +6,7 @@
 #include "ops/core/fused_epilogue.h"
 #include "ops/elementwise/binary.h"
 #include "ops/elementwise/clip.h"
+#include "ops/elementwise/silu.h"
 #include "ops/elementwise/unary.h"
 #include "ops/elementwise/vectorized.h"
 #include "ops/nn/conv.h"
@@ -96,6 +97,8 @@ size_t FuseEpilogue::fuse_one_step(Graph& graph) {
     bool ok = false;
     if (auto* u = as_unary(user)) {
       ok = is_activation(u->kind()) && user.inputs.size() == 1;
+    } else if (op_as<ops::Silu>(user)) {
+      ok = user.inputs.size() == 1;
     } else if (op_as<ops::Clip>(user)) {
       ok = user.inputs[0] == out;
       for (size_t k = 1; k < user.inputs.size(); k++) {

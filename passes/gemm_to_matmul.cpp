@@ -1,5 +1,7 @@
 #include "passes/gemm_to_matmul.h"
 
+#include <optional>
+
 #include "core/patch.h"
 #include "ops/elementwise/binary.h"
 #include "ops/nn/gemm.h"
@@ -52,6 +54,9 @@ size_t GemmToMatMul::run(Graph& graph) {
     DatumType dt = graph.fact(a).dt;
     double alpha = gemm->alpha(), beta = gemm->beta();
     bool ta = gemm->trans_a(), tb = gemm->trans_b();
+    const Fact& b_fact = graph.fact(b);  // (before the patch adds nodes)
+    std::optional<Dim> cols =
+        b_fact.rank() == 2 ? std::optional<Dim>(b_fact.shape[tb ? 0 : 1]) : std::nullopt;
     if (ta) a = {patch.add_node(name + ".a_t", transpose, {a}), 0};
     if (const Tensor* bv = graph.fact(b).value.get()) {
       b = patch.add_const(name + ".weight", prepare(*bv, tb, alpha));
@@ -59,7 +64,24 @@ size_t GemmToMatMul::run(Graph& graph) {
     } else if (tb) {
       b = {patch.add_node(name + ".b_t", transpose, {b}), 0};
     }
-    Outlet y = {patch.add_node(name, std::make_shared<ops::MatMul>(), {a, b}), 0};
+    // A constant C that varies only along the columns (a row, or a scalar) becomes MatMul's
+    // bias (as one value per column).
+    std::vector<Outlet> mm_inputs = {a, b};
+    if (c.present() && beta != 0 && alpha == 1 && cols && cols->is_int()) {
+      const Tensor* cv = graph.fact(c).value.get();
+      auto values = cv ? values_along_axis(*cv, 2, 1) : std::nullopt;
+      if (values) {
+        int64_t cn = cols->to_int();
+        std::vector<double> bias(static_cast<size_t>(cn));
+        for (int64_t j = 0; j < cn; j++)
+          bias[size_t(j)] = beta * (*values)[values->size() == 1 ? 0 : size_t(j)];
+        if (values->size() == 1 || static_cast<int64_t>(values->size()) == cn) {
+          mm_inputs.push_back(patch.add_const(name + ".bias", from_doubles(dt, {cn}, bias)));
+          c = Outlet{};
+        }
+      }
+    }
+    Outlet y = {patch.add_node(name, std::make_shared<ops::MatMul>(), mm_inputs), 0};
     if (alpha != 1) {
       Outlet k = patch.add_const(name + ".alpha", Tensor::scalar<double>(alpha).cast_to(dt));
       y = {patch.add_node(name + ".scale", mul, {y, k}), 0};

@@ -40,7 +40,9 @@ size_t MergeParallelMatMuls::run(Graph& graph) {
   // Candidate MatMuls grouped by input outlet.
   std::map<Outlet, std::vector<int>> groups;
   for (const auto& n : graph.nodes()) {
-    if (!op_as<ops::MatMul>(n) || n.inputs.size() != 2 || !n.inputs[0].present()) continue;
+    if (!op_as<ops::MatMul>(n) || n.inputs.size() < 2 || !n.inputs[0].present()) continue;
+    bool has_bias = n.inputs.size() > 2 && n.inputs[2].present();
+    if (has_bias && !const_input(graph, n, 2)) continue;
     const Tensor* w = const_input(graph, n, 1);
     const Fact& x = graph.fact(n.inputs[0]);
     if (!w || w->rank() != 2 || x.rank() < 1 || w->dtype() == DatumType::String) continue;
@@ -63,8 +65,23 @@ size_t MergeParallelMatMuls::run(Graph& graph) {
     for (const Tensor* w : weights) sizes.push_back(w->dim(1));
     std::string name = graph.node(members[0]).name;
     Tensor merged = concat_columns(weights);
-    Outlet w = patch.add_const(name + ".merged_weight", std::move(merged));
-    int mm = patch.add_node(name + ".merged", std::make_shared<ops::MatMul>(), {x, w});
+    // Biases side by side (zeros for a member without one).
+    std::vector<Tensor> biases;
+    bool any_bias = false;
+    for (size_t k = 0; k < members.size(); k++) {
+      const Tensor* b = const_input(graph, graph.node(members[k]), 2);
+      any_bias = any_bias || b;
+      biases.push_back(b ? b->reshaped({1, sizes[k]}) : Tensor(weights[k]->dtype(), {1, sizes[k]}));
+      if (!b) std::memset(biases.back().raw_data(), 0, biases.back().nbytes());
+    }
+    std::vector<Outlet> inputs = {x, patch.add_const(name + ".merged_weight", std::move(merged))};
+    if (any_bias) {
+      std::vector<const Tensor*> parts;
+      for (const Tensor& b : biases) parts.push_back(&b);
+      Tensor bias = concat_columns(parts);
+      inputs.push_back(patch.add_const(name + ".merged_bias", bias.reshaped({bias.numel()})));
+    }
+    int mm = patch.add_node(name + ".merged", std::make_shared<ops::MatMul>(), inputs);
     int rank = static_cast<int>(graph.fact({mm, 0}).rank());
     int split = patch.add_node(name + ".split",
                                std::make_shared<ops::Split>(rank - 1, members.size(), sizes),

@@ -1,5 +1,6 @@
 // merge-parallel-matmuls: MatMuls reading the same input with constant 2-D weights of the same
-// depth, x·W1, x·W2, ..., become one x·[W1 W2 ...] and a Split along the last axis: one larger
+// depth, x·W1 + b1, x·W2 + b2, ..., become one x·[W1 W2 ...] + [b1 b2 ...] (constant biases, or
+// zeros for a member without one) and a Split along the last axis: one larger
 // matrix product (better kernel efficiency, the input packed once) instead of several.
 #pragma once
 

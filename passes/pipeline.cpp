@@ -8,11 +8,13 @@
 #include "passes/dead_nodes.h"
 #include "passes/fold_affine.h"
 #include "passes/fold_constants.h"
+#include "passes/fold_scale.h"
 #include "passes/fuse_clamp.h"
 #include "passes/fuse_epilogue.h"
 #include "passes/fuse_gelu.h"
 #include "passes/fuse_hard_swish.h"
 #include "passes/fuse_layer_norm.h"
+#include "passes/fuse_silu.h"
 #include "passes/fuse_softmax.h"
 #include "passes/gemm_to_matmul.h"
 #include "passes/if_branches.h"
@@ -20,7 +22,9 @@
 #include "passes/max_pool_values.h"
 #include "passes/merge_parallel_matmuls.h"
 #include "passes/remove_identity.h"
+#include "passes/reshape_around_matmul.h"
 #include "passes/reshape_chains.h"
+#include "passes/split_sliced_matmul.h"
 #include "passes/transpose_chains.h"
 
 namespace kiln::passes {
@@ -39,23 +43,30 @@ std::string stage_name(Stage stage) {
   return std::string(kStageNames[static_cast<size_t>(stage)]);
 }
 
-PassManager declutter_passes() {
+PassManager declutter_passes(std::string_view without) {
   PassManager m("declutter");
-  m.add(std::make_unique<DeadNodes>());
-  m.add(std::make_unique<FoldConstants>());
-  m.add(std::make_unique<InlineIf>());
-  m.add(std::make_unique<RemoveIdentity>());
-  m.add(std::make_unique<GemmToMatMul>());
-  m.add(std::make_unique<BatchNormToAffine>());
-  m.add(std::make_unique<FoldAffine>());
-  m.add(std::make_unique<TransposeChains>());
-  m.add(std::make_unique<ReshapeChains>());
-  m.add(std::make_unique<FuseGelu>());
-  m.add(std::make_unique<FuseLayerNorm>());
-  m.add(std::make_unique<FuseSoftmax>());
-  m.add(std::make_unique<FuseHardSwish>());
-  m.add(std::make_unique<ClampChains>());
-  m.add(std::make_unique<CommonSubexpressions>());
+  auto add = [&](std::unique_ptr<Pass> pass) {
+    if (pass->name() != without) m.add(std::move(pass));
+  };
+  add(std::make_unique<DeadNodes>());
+  add(std::make_unique<FoldConstants>());
+  add(std::make_unique<InlineIf>());
+  add(std::make_unique<RemoveIdentity>());
+  add(std::make_unique<GemmToMatMul>());
+  add(std::make_unique<BatchNormToAffine>());
+  add(std::make_unique<FoldAffine>());
+  add(std::make_unique<SplitSlicedMatMul>());
+  add(std::make_unique<FoldScale>());
+  add(std::make_unique<TransposeChains>());
+  add(std::make_unique<ReshapeChains>());
+  add(std::make_unique<ReshapeAroundMatMul>());
+  add(std::make_unique<FuseGelu>());
+  add(std::make_unique<FuseLayerNorm>());
+  add(std::make_unique<FuseSoftmax>());
+  add(std::make_unique<FuseHardSwish>());
+  add(std::make_unique<FuseSilu>());
+  add(std::make_unique<ClampChains>());
+  add(std::make_unique<CommonSubexpressions>());
   return m;
 }
 

@@ -19,8 +19,9 @@ enum class Stage { Load, Typed, Declutter, Optimize, Plan };
 Stage parse_stage(std::string_view text);
 std::string stage_name(Stage stage);
 
-// The passes of each stage, in order.
-PassManager declutter_passes();
+// The passes of each stage, in order (`without`: leave out the pass of that name, to show what
+// it does).
+PassManager declutter_passes(std::string_view without = {});
 // `codegen`: end with the codegen pass (its output depends on the CPU: tests comparing graph
 // text leave it out).
 PassManager optimize_passes(bool codegen = true);

@@ -5,7 +5,13 @@
 # ORT / kiln (> 1: kiln is faster).
 #
 #   scripts/bench-vs-ort.sh [--models "mobilenet_v2 tiny_bert"] [--threads "1 2"] [--runs 30]
-#                           [--rounds 3] [--markdown]
+#                           [--rounds 3] [--markdown] [--cpu]
+#
+# --cpu: also report the mean CPU time per inference of each program (process user + system
+# time over the timed runs, all threads; `kiln bench --json`'s cpu_ms, and for ONNX Runtime
+# scripts/ort_bench_cpu.js, the same loop as ort_bench.js with process.cpuUsage). CPU time is
+# much less disturbed than wall time when other processes load the machine; with 2 threads it
+# includes the time the pools spin.
 #
 # Needs a built build/kiln (cmake --build build --target kiln) and node + npm; installs
 # onnxruntime-node into build/ort the first time (npm ci --ignore-scripts, see
@@ -24,6 +30,7 @@ threads_list="1 2"
 runs=30
 rounds=3
 markdown=0
+cpu=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --models) models="$2"; shift 2 ;;
@@ -31,7 +38,8 @@ while [ $# -gt 0 ]; do
     --runs) runs="$2"; shift 2 ;;
     --rounds) rounds="$2"; shift 2 ;;
     --markdown) markdown=1; shift ;;
-    -h|--help) sed -n 2,14p "$0"; exit 0 ;;
+    --cpu) cpu=1; shift ;;
+    -h|--help) sed -n 2,23p "$0"; exit 0 ;;
     *) echo "bench-vs-ort.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -64,35 +72,67 @@ for model in $models; do
   dir="$models_dir/$model"
   [ -f "$dir/model.onnx" ] || { echo "skip $model: no model.onnx" >&2; continue; }
   for threads in $threads_list; do
-    kiln_ms=() ort_ms=()
+    kiln_ms=() ort_ms=() kiln_cpu=() ort_cpu=()
     for ((r = 0; r < rounds; r++)); do
       extra=()
       case "$model" in silero_vad_*) extra=(-i sr:i64=16000) ;; esac
-      k=$("$kiln" bench "$dir/model.onnx" --input-bundle "$dir/test_data_set_0" "${extra[@]}" \
-            --threads "$threads" --runs "$runs" --warmup 5 --json 2>/dev/null | json_field median_ms)
-      o=$(node "$bench_dir/ort_bench.js" "$dir" --threads "$threads" --runs "$runs" --warmup 5 \
-            | json_field median_ms)
-      kiln_ms+=("$k") ort_ms+=("$o")
+      kj=$("$kiln" bench "$dir/model.onnx" --input-bundle "$dir/test_data_set_0" "${extra[@]}" \
+            --threads "$threads" --runs "$runs" --warmup 5 --json 2>/dev/null)
+      kiln_ms+=("$(json_field median_ms <<<"$kj")")
+      if [ "$cpu" = 1 ]; then
+        kiln_cpu+=("$(json_field cpu_ms <<<"$kj")")
+        oj=$(node "$root/scripts/ort_bench_cpu.js" "$bench_dir" "$dir" "$threads" "$runs" 5)
+        ort_cpu+=("$(json_field cpu_ms <<<"$oj")")
+      else
+        oj=$(node "$bench_dir/ort_bench.js" "$dir" --threads "$threads" --runs "$runs" --warmup 5)
+      fi
+      ort_ms+=("$(json_field median_ms <<<"$oj")")
     done
     km=$(median "${kiln_ms[@]}")
     om=$(median "${ort_ms[@]}")
     ratio=$(python3 -c "print(f'{$om / $km:.2f}')")
-    rows+=("$model $threads $km $om $ratio")
-    echo "$model threads=$threads kiln=${km}ms ort=${om}ms ratio=$ratio" >&2
+    if [ "$cpu" = 1 ]; then
+      kc=$(median "${kiln_cpu[@]}")
+      oc=$(median "${ort_cpu[@]}")
+      cratio=$(python3 -c "print(f'{$oc / $kc:.2f}')")
+      rows+=("$model $threads $km $om $ratio $kc $oc $cratio")
+      echo "$model threads=$threads kiln=${km}ms ort=${om}ms ratio=$ratio" \
+           "cpu: kiln=${kc}ms ort=${oc}ms ratio=$cratio" >&2
+    else
+      rows+=("$model $threads $km $om $ratio")
+      echo "$model threads=$threads kiln=${km}ms ort=${om}ms ratio=$ratio" >&2
+    fi
   done
 done
 
 if [ "$markdown" = 1 ]; then
-  echo "| model | threads | kiln median ms | ORT median ms | ORT / kiln |"
-  echo "| --- | ---: | ---: | ---: | ---: |"
+  if [ "$cpu" = 1 ]; then
+    echo "| model | threads | kiln median ms | ORT median ms | ORT / kiln | kiln CPU ms | ORT CPU ms | ORT / kiln (CPU) |"
+    echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+  else
+    echo "| model | threads | kiln median ms | ORT median ms | ORT / kiln |"
+    echo "| --- | ---: | ---: | ---: | ---: |"
+  fi
   for row in "${rows[@]}"; do
-    read -r m t k o q <<<"$row"
-    printf "| %s | %s | %.3f | %.3f | %s |\n" "$m" "$t" "$k" "$o" "$q"
+    read -r m t k o q kc oc cq <<<"$row"
+    if [ "$cpu" = 1 ]; then
+      printf "| %s | %s | %.3f | %.3f | %s | %.3f | %.3f | %s |\n" "$m" "$t" "$k" "$o" "$q" "$kc" "$oc" "$cq"
+    else
+      printf "| %s | %s | %.3f | %.3f | %s |\n" "$m" "$t" "$k" "$o" "$q"
+    fi
   done
 else
-  printf "%-16s %7s %12s %12s %10s\n" model threads kiln_ms ort_ms ort/kiln
+  if [ "$cpu" = 1 ]; then
+    printf "%-16s %7s %12s %12s %10s %12s %12s %10s\n" model threads kiln_ms ort_ms ort/kiln kiln_cpu ort_cpu cpu_ratio
+  else
+    printf "%-16s %7s %12s %12s %10s\n" model threads kiln_ms ort_ms ort/kiln
+  fi
   for row in "${rows[@]}"; do
-    read -r m t k o q <<<"$row"
-    printf "%-16s %7s %12.3f %12.3f %10s\n" "$m" "$t" "$k" "$o" "$q"
+    read -r m t k o q kc oc cq <<<"$row"
+    if [ "$cpu" = 1 ]; then
+      printf "%-16s %7s %12.3f %12.3f %10s %12.3f %12.3f %10s\n" "$m" "$t" "$k" "$o" "$q" "$kc" "$oc" "$cq"
+    else
+      printf "%-16s %7s %12.3f %12.3f %10s\n" "$m" "$t" "$k" "$o" "$q"
+    fi
   done
 fi

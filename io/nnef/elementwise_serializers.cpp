@@ -46,6 +46,14 @@ bool write_unary(Ctx& c, const Node& n) {
   return true;
 }
 
+// Silu in standard NNEF: mul(x, sigmoid(x)) (reading it back, fuse-silu makes the Silu again).
+bool write_silu(Ctx& c, const Node& n) {
+  std::string x = c.tensor(in(n, 0));
+  std::string s = c.temp(c.planned_name({n.id, 0}) + "_sigmoid", fmt::format("sigmoid({})", x));
+  c.assign(n, 0, fmt::format("mul({}, {})", x, s));
+  return true;
+}
+
 bool write_binary(Ctx& c, const Node& n) {
   const auto& op = op_as<ops::Binary>(n);
   if (OpAttrs(n).has("axis")) return false;  // opset < 7 broadcasting
@@ -173,6 +181,7 @@ void register_elementwise_serializers(std::map<std::string, Serializer>& s) {
   for (auto k : {ops::VariadicKind::Sum, ops::VariadicKind::Mean, ops::VariadicKind::Min,
                  ops::VariadicKind::Max})
     s[ops::Variadic(k).name()] = write_variadic;
+  s["Silu"] = write_silu;
   s["Clip"] = write_clip;
   s["Identity"] = write_copy;
   s["Dropout"] = write_copy;

@@ -173,9 +173,16 @@ std::pair<std::string, std::string> matmul_operands(Ctx& c, Outlet a, Outlet b) 
   return {c.identifier(a), c.identifier(b)};
 }
 
+// MatMul's bias (input 2, one value per column): add(matmul(a, b), bias) with the bias padded
+// to the product's rank; reading it back, fold-affine puts the bias into the MatMul again.
 bool write_matmul(Ctx& c, const Node& n) {
   auto [a, b] = matmul_operands(c, in(n, 0), in(n, 1));
-  c.assign(n, 0, fmt::format("matmul({}, {})", a, b));
+  std::string expr = fmt::format("matmul({}, {})", a, b);
+  if (has_input(n, 2)) {
+    expr = c.temp(c.planned_name({n.id, 0}) + "_matmul", expr);
+    expr = fmt::format("add({}, {})", expr, c.tensor_of_rank(in(n, 2), out_rank(n)));
+  }
+  c.assign(n, 0, expr);
   return true;
 }
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "kernels/conv/depthwise.h"
+#include "kernels/conv/depthwise_rows_impl.h"
 
 namespace kiln::kernels {
 namespace {
@@ -161,6 +162,10 @@ inline float* thread_buffer(int index, int64_t count) {
 
 inline void depthwise_body(const DepthwiseArgs& a, int64_t c0, int64_t c1) {
   const ConvGeometry& g = a.geo;
+  if (depthwise_rows_supported(g)) {
+    depthwise_rows<kVec>(a, c0, c1, thread_buffer(0, depthwise_rows_buffer_size(g)));
+    return;
+  }
   if (g.in[0] == 1 && g.kernel[0] == 1 && g.out[0] == 1 && g.kernel_size() <= 64) {
     const Polyphase pp(g);
     depthwise_polyphase(a, c0, c1, thread_buffer(0, pp.total), thread_buffer(1, pp.nq_padded));

@@ -38,6 +38,10 @@ Scratch& b_scratch() {
   thread_local Scratch s;
   return s;
 }
+Scratch& b_all_scratch() {
+  thread_local Scratch s;
+  return s;
+}
 
 // The epilogue of the tile whose first output is (i0, j0): `base` (offsets 0, 0) moved there.
 inline TileArgs tile_args(const TileArgs& base, int64_t i0, int64_t j0) {
@@ -123,9 +127,38 @@ void mmm(const MicroKernel& kernel, int64_t m, int64_t n, int64_t k, const Panel
     return a_packed ? a_packed + p * a_panel_size : a.panel(p, nullptr);
   };
 
+  const TileArgs base = base_args(ep, c, ldc);
+  // A partial tile (rows < mr or cols < nr): computed whole into `edge` (nr floats per row), then
+  // its rows x cols corner copied out. Without residual or accumulate (which read C), the tile's
+  // own vectorized epilogue runs on it, with the row / column operands padded to a whole tile;
+  // otherwise the portable apply_epilogue does (same operations in the same order either way).
+  auto edge_tile = [&](const float* ap, const float* bp, int64_t i0, int64_t j0, int64_t rows,
+                       int64_t cols, float* edge) {
+    if (ep.residual || ep.accumulate) {
+      kernel.tile(k, ap, bp, plain_args(edge, nr));
+      apply_epilogue(edge, nr, rows, cols, i0, j0, ep, c, ldc);
+      return;
+    }
+    alignas(64) float rs[64], rb[64], cs[64], cb[64];
+    TileArgs t = tile_args(base, i0, j0);
+    t.c = edge;
+    t.ldc = nr;
+    auto pad = [](const float* src, int64_t n, int64_t width, float fill, float* dst) {
+      for (int64_t i = 0; i < width; i++) dst[i] = i < n ? src[i] : fill;
+      return dst;
+    };
+    if (t.row_scale && rows < mr) t.row_scale = pad(t.row_scale, rows, mr, 1.0f, rs);
+    if (t.row_bias && rows < mr) t.row_bias = pad(t.row_bias, rows, mr, 0.0f, rb);
+    if (t.col_scale && cols < nr) t.col_scale = pad(t.col_scale, cols, nr, 1.0f, cs);
+    if (t.col_bias && cols < nr) t.col_bias = pad(t.col_bias, cols, nr, 0.0f, cb);
+    kernel.tile(k, ap, bp, t);
+    for (int64_t i = 0; i < rows; i++) {
+      std::copy(edge + i * nr, edge + i * nr + cols, c + (i0 + i) * ldc + j0);
+    }
+  };
+
   // Rectangle of panels [ia0, ia1) x [jb0, jb1): B panel outer, so it stays in cache while the
   // A panels stream past it.
-  const TileArgs base = base_args(ep, c, ldc);
   auto run = [&](int64_t ia0, int64_t ia1, int64_t jb0, int64_t jb1) {
     float* scratch = b.prepacked() ? nullptr : b_scratch().get(static_cast<size_t>(b_panel_size));
     alignas(64) float edge[64 * 64];
@@ -140,8 +173,7 @@ void mmm(const MicroKernel& kernel, int64_t m, int64_t n, int64_t k, const Panel
         if (rows == mr && cols == nr) {
           kernel.tile(k, ap, bp, tile_args(base, i0, j0));
         } else {
-          kernel.tile(k, ap, bp, plain_args(edge, nr));
-          apply_epilogue(edge, nr, rows, cols, i0, j0, ep, c, ldc);
+          edge_tile(ap, bp, i0, j0, rows, cols, edge);
         }
       }
     }
@@ -152,6 +184,45 @@ void mmm(const MicroKernel& kernel, int64_t m, int64_t n, int64_t k, const Panel
   int64_t fma = m * n * std::max<int64_t>(k, 1);
   int64_t useful = std::max<int64_t>(1, fma / 65536);
   if (threads > useful) threads = static_cast<int>(useful);
+
+  // A much larger than a B that fits in L2 (few output columns: late 1x1 convs, small batches of
+  // tokens): pack all of B once, then A panel outer so each A panel is read from memory once
+  // while the B panels stay cached (B-panel-outer would stream all of A once per B panel).
+  const int64_t a_bytes = a_panels * a_panel_size * 4, b_bytes = b_panels * b_panel_size * 4;
+  if (!b.prepacked() && b_panels >= 2 && a_panels >= 2 && b_bytes <= (192 << 10) &&
+      a_bytes > 2 * b_bytes) {
+    float* b_all = b_all_scratch().get(static_cast<size_t>(b_panels * b_panel_size));
+    for (int64_t p = 0; p < b_panels; p++) {
+      float* dst = b_all + p * b_panel_size;
+      const float* got = b.panel(p, dst);
+      if (got != dst) std::copy(got, got + b_panel_size, dst);
+    }
+    auto run_a_outer = [&](int64_t ia0, int64_t ia1) {
+      alignas(64) float edge[64 * 64];
+      for (int64_t ia = ia0; ia < ia1; ia++) {
+        const float* ap = a_panel(ia);
+        int64_t i0 = ia * mr;
+        int64_t rows = std::min(mr, m - i0);
+        for (int64_t jb = 0; jb < b_panels; jb++) {
+          const float* bp = b_all + jb * b_panel_size;
+          int64_t j0 = jb * nr;
+          int64_t cols = std::min(nr, n - j0);
+          if (rows == mr && cols == nr) {
+            kernel.tile(k, ap, bp, tile_args(base, i0, j0));
+          } else {
+            edge_tile(ap, bp, i0, j0, rows, cols, edge);
+          }
+        }
+      }
+    };
+    if (threads <= 1) {
+      run_a_outer(0, a_panels);
+    } else {
+      parallel_for(a_panels, run_a_outer, threads);
+    }
+    return;
+  }
+
   if (threads <= 1) {
     run(0, a_panels, 0, b_panels);
   } else if (b_panels >= 2 * threads || b_panels >= a_panels) {

@@ -2,7 +2,9 @@
 
 #include "core/broadcast.h"
 #include "core/error.h"
+#include "core/threading.h"
 #include "kernels/elementwise/vec_math.h"
+#include "kernels/norm/norm.h"
 
 namespace kiln::ops {
 
@@ -62,19 +64,18 @@ void BinaryF32::eval(EvalContext& ctx, const TensorRefs& inputs) const {
   const float* ad = a.data<float>();
   const float* bd = b.data<float>();
   const bool a_full = a.shape() == out, b_full = b.shape() == out;
-  if (a_full && b_full) {
+  // Equal shapes or a scalar operand: one loop, split across threads when large.
+  const int mode = a_full && b_full           ? 0
+                   : a_full && b.numel() == 1 ? 1
+                   : b_full && a.numel() == 1 ? 2
+                                              : -1;
+  if (mode >= 0) {
     Tensor& y = ctx.output(0, DatumType::F32, out);
-    vm.binary(op_, 0, ad, bd, y.data<float>(), n);
-    return;
-  }
-  if (a_full && b.numel() == 1) {
-    Tensor& y = ctx.output(0, DatumType::F32, out);
-    vm.binary(op_, 1, ad, bd, y.data<float>(), n);
-    return;
-  }
-  if (b_full && a.numel() == 1) {
-    Tensor& y = ctx.output(0, DatumType::F32, out);
-    vm.binary(op_, 2, ad, bd, y.data<float>(), n);
+    float* yd = y.data<float>();
+    parallel_for_work(n, 1, [&](int64_t begin, int64_t end) {
+      vm.binary(op_, mode, mode == 2 ? ad : ad + begin, mode == 1 ? bd : bd + begin, yd + begin,
+                end - begin);
+    });
     return;
   }
   if (a_full || b_full) {
@@ -84,10 +85,12 @@ void BinaryF32::eval(EvalContext& ctx, const TensorRefs& inputs) const {
     if (int64_t inner = trailing_block(small, out); inner > 0) {
       Tensor& y = ctx.output(0, DatumType::F32, out);
       float* yd = y.data<float>();
-      for (int64_t o = 0; o < n; o += inner) {
-        const float* x = big + o;
-        vm.binary(op_, 0, a_full ? x : other, a_full ? other : x, yd + o, inner);
-      }
+      parallel_for_work(n / inner, inner, [&](int64_t begin, int64_t end) {
+        for (int64_t o = begin * inner; o < end * inner; o += inner) {
+          const float* x = big + o;
+          vm.binary(op_, 0, a_full ? x : other, a_full ? other : x, yd + o, inner);
+        }
+      });
       return;
     }
     if (int64_t outer = leading_block(small, out); outer > 0) {
@@ -110,7 +113,7 @@ void BinaryF32::eval(EvalContext& ctx, const TensorRefs& inputs) const {
 
 bool UnaryF32::supports(UnaryKind kind) {
   return kind == UnaryKind::Exp || kind == UnaryKind::Sigmoid || kind == UnaryKind::Tanh ||
-         kind == UnaryKind::Erf;
+         kind == UnaryKind::Erf || kind == UnaryKind::Gelu || kind == UnaryKind::GeluTanh;
 }
 
 void UnaryF32::eval(EvalContext& ctx, const TensorRefs& inputs) const {
@@ -120,9 +123,19 @@ void UnaryF32::eval(EvalContext& ctx, const TensorRefs& inputs) const {
     return;
   }
   Tensor& y = ctx.output(0, DatumType::F32, x.shape());
+  const float* xd = x.data<float>();
+  float* yd = y.data<float>();
+  const UnaryKind kind = reference_->kind();
+  if (kind == UnaryKind::Gelu || kind == UnaryKind::GeluTanh) {
+    const auto& nk = kernels::norm_kernels();
+    parallel_for_work(x.numel(), 4, [&](int64_t begin, int64_t end) {
+      nk.gelu(xd + begin, yd + begin, end - begin, kind == UnaryKind::GeluTanh);
+    });
+    return;
+  }
   const auto& vm = kernels::vec_math();
   auto fn = vm.exp;
-  switch (reference_->kind()) {
+  switch (kind) {
     case UnaryKind::Sigmoid:
       fn = vm.sigmoid;
       break;
@@ -135,7 +148,9 @@ void UnaryF32::eval(EvalContext& ctx, const TensorRefs& inputs) const {
     default:
       break;
   }
-  fn(x.data<float>(), y.data<float>(), x.numel());
+  // Transcendental: ~4 times the work of a copy per element.
+  parallel_for_work(x.numel(), 4,
+                    [&](int64_t begin, int64_t end) { fn(xd + begin, yd + begin, end - begin); });
 }
 
 }  // namespace kiln::ops

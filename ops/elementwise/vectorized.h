@@ -2,7 +2,8 @@
 // BinaryF32 for Add/Sub/Mul/Div (and Pow by the constant 2, as x * x) over equal shapes, a
 // scalar operand, a trailing-dims operand (bias) or a leading-dims operand (per-row value, as in
 // normalizations); other broadcasts run the reference op. UnaryF32 for Exp, Sigmoid, Tanh and
-// Erf through kernels/elementwise/vec_math (approximations with the errors stated there).
+// Erf through kernels/elementwise/vec_math, Gelu (erf and tanh forms) through kernels/norm
+// (approximations with the errors stated there). Large tensors are split across threads.
 #pragma once
 
 #include <memory>

@@ -129,7 +129,10 @@ void ConvPacked::eval(EvalContext& ctx, const TensorRefs& inputs) const {
         kernels::StridedSource b(xg, os, kin, 1, is, kernel_->nr);
         kernels::mmm(*kernel_, mg, os, kin, *packed_[g], b, ep, yg, os);
       } else {
-        kernels::Im2colSource b(xg, cg, geo, kernel_->nr);
+        thread_local std::vector<float> padded;
+        const auto need = static_cast<size_t>(kernels::Im2colSource::padded_floats(cg, geo));
+        if (padded.size() < need) padded.resize(need);
+        kernels::Im2colSource b(xg, cg, geo, kernel_->nr, padded.data());
         kernels::mmm(*kernel_, mg, os, kin, *packed_[g], b, ep, yg, os);
       }
     }

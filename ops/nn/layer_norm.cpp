@@ -4,6 +4,7 @@
 
 #include "core/broadcast.h"
 #include "core/error.h"
+#include "ops/nn/layer_norm_f32.h"
 #include "ops/nn/nn_common.h"
 
 namespace kiln::ops {
@@ -140,6 +141,23 @@ void LayerNorm::eval(EvalContext& ctx, const TensorRefs& inputs) const {
     default:
       fail("LayerNormalization: unsupported type {}", name_of(x.dtype()));
   }
+}
+
+OpPtr LayerNorm::codegen(const FactRefs& inputs) const {
+  if (inputs.size() < 2 || !inputs[0] || !inputs[1]) return nullptr;
+  const Fact& x = *inputs[0];
+  const Fact* bias = inputs.size() > 2 ? inputs[2] : nullptr;
+  if (x.dt != DatumType::F32 || stash_type_ != DatumType::F32) return nullptr;
+  if (!inputs[1]->value || (bias && !bias->value)) return nullptr;
+  size_t axis = normalize_axis(axis_, x.rank(), name());
+  Shape normalized;
+  for (size_t i = axis; i < x.rank(); i++) {
+    if (!x.shape[i].is_int()) return nullptr;
+    normalized.push_back(x.shape[i].to_int());
+  }
+  if (shape_numel(normalized) == 0) return nullptr;
+  return std::make_shared<LayerNormF32>(std::make_shared<LayerNorm>(*this), axis, normalized,
+                                        *inputs[1]->value, bias ? bias->value.get() : nullptr);
 }
 
 }  // namespace kiln::ops

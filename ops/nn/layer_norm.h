@@ -16,6 +16,9 @@ class LayerNorm : public Op {
   std::vector<Fact> output_facts(const FactRefs& inputs) const override;
   void eval(EvalContext& ctx, const TensorRefs& inputs) const override;
   Cost cost(const FactRefs& inputs) const override;
+  // f32 with constant scale / bias, known normalized dims and an f32 stash: ops::LayerNormF32.
+  OpPtr codegen(const FactRefs& inputs) const override;
+  float epsilon() const { return epsilon_; }
 
  private:
   int64_t axis_;

@@ -45,7 +45,7 @@ Plan<D> plan(const std::vector<D>& a_in, const std::vector<D>& b_in, Broadcast&&
 }  // namespace
 
 std::vector<Fact> MatMul::output_facts(const FactRefs& inputs) const {
-  expect_inputs(name(), inputs.size(), 2, 2);
+  expect_inputs(name(), inputs.size(), 2, 3);
   const Fact& a = required(inputs, 0, name());
   const Fact& b = required(inputs, 1, name());
   KILN_ENSURE(matmul_type(a.dt), "MatMul: unsupported type {}", name_of(a.dt));
@@ -57,6 +57,17 @@ std::vector<Fact> MatMul::output_facts(const FactRefs& inputs) const {
   if (p.k_a.is_int() && p.k_b.is_int()) {
     KILN_ENSURE(p.k_a == p.k_b, "MatMul: inner dims differ: [{}] x [{}]", dims_to_string(a.shape),
                 dims_to_string(b.shape));
+  }
+  if (inputs.size() > 2 && inputs[2]) {
+    const Fact& bias = *inputs[2];
+    KILN_ENSURE(b.rank() >= 2, "MatMul: a bias needs a matrix B, got B [{}]",
+                dims_to_string(b.shape));
+    KILN_ENSURE(bias.dt == a.dt, "MatMul: bias type {} differs from A type {}", name_of(bias.dt),
+                name_of(a.dt));
+    KILN_ENSURE(
+        bias.rank() == 1 && (!bias.shape[0].is_int() || !p.n.is_int() || bias.shape[0] == p.n),
+        "MatMul: the bias must be 1-D with B's {} columns, got [{}]", p.n.to_string(),
+        dims_to_string(bias.shape));
   }
   return {Fact(a.dt, p.out)};
 }
@@ -74,19 +85,25 @@ Cost MatMul::cost(const FactRefs& inputs) const {
 }
 
 OpPtr MatMul::codegen(const FactRefs& inputs) const {
-  if (inputs.size() != 2 || !inputs[0] || !inputs[1]) return nullptr;
+  if (inputs.size() < 2 || !inputs[0] || !inputs[1]) return nullptr;
   const Fact& a = *inputs[0];
   const Fact& b = *inputs[1];
+  const Fact* bias = inputs.size() > 2 ? inputs[2] : nullptr;
   if (a.dt != DatumType::F32 || b.dt != DatumType::F32) return nullptr;
   if (!b.value && !a.value && a.rank() >= 2 && b.rank() == a.rank()) {
     return std::make_shared<MatMulDynamic>(std::make_shared<MatMul>(*this));
   }
-  if (!b.value || b.rank() != 2) return nullptr;
+  if (!b.value || b.rank() != 2 || (bias && !bias->value)) return nullptr;
   if (a.rank() < 1 || !a.shape.back().is_int() || a.shape.back().to_int() != b.value->dim(0)) {
     return nullptr;
   }
+  MatMulPacked::Config config;
+  if (bias) {
+    const float* v = bias->value->data<float>();
+    config.col_bias.assign(v, v + bias->value->numel());
+  }
   return std::make_shared<MatMulPacked>(std::make_shared<MatMul>(*this), *b.value, false,
-                                        MatMulPacked::Config{});
+                                        std::move(config));
 }
 
 namespace {
@@ -116,6 +133,42 @@ void matmul(const Tensor& a, const Tensor& b, const Plan<int64_t>& p, Tensor& y)
   if constexpr (!std::is_same_v<A, T>) {
     T* yd = y.data<T>();
     for (int64_t i = 0; i < y.numel(); i++) yd[i] = nn::from_acc<T>(out[i]);
+  }
+}
+
+template <typename T>
+void add_bias_rows(Tensor& y, const Tensor& bias) {
+  T* yd = y.data<T>();
+  const T* bd = bias.data<T>();
+  int64_t n = bias.numel();
+  for (int64_t i = 0; i < y.numel(); i++) yd[i] = T(yd[i] + bd[i % n]);
+}
+
+// y += bias along the last axis.
+void add_bias(Tensor& y, const Tensor& bias) {
+  KILN_ENSURE(bias.dtype() == y.dtype() && bias.rank() == 1 && y.rank() >= 1 &&
+                  bias.numel() == y.shape().back(),
+              "MatMul: bias [{}] does not match the product [{}]", shape_to_string(bias.shape()),
+              shape_to_string(y.shape()));
+  switch (y.dtype()) {
+    case DatumType::F32:
+      return add_bias_rows<float>(y, bias);
+    case DatumType::F64:
+      return add_bias_rows<double>(y, bias);
+    case DatumType::F16:
+      return add_bias_rows<f16>(y, bias);
+    case DatumType::BF16:
+      return add_bias_rows<bf16>(y, bias);
+    case DatumType::I32:
+      return add_bias_rows<int32_t>(y, bias);
+    case DatumType::I64:
+      return add_bias_rows<int64_t>(y, bias);
+    case DatumType::U32:
+      return add_bias_rows<uint32_t>(y, bias);
+    case DatumType::U64:
+      return add_bias_rows<uint64_t>(y, bias);
+    default:
+      fail("MatMul: unsupported type {}", name_of(y.dtype()));
   }
 }
 
@@ -160,6 +213,7 @@ void MatMul::eval(EvalContext& ctx, const TensorRefs& inputs) const {
     default:
       fail("MatMul: unsupported type {}", name_of(a.dtype()));
   }
+  if (inputs.size() > 2 && inputs[2]) add_bias(y, *inputs[2]);
 }
 
 }  // namespace kiln::ops

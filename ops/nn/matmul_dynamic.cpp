@@ -25,6 +25,12 @@ void MatMulDynamic::eval(EvalContext& ctx, const TensorRefs& inputs) const {
   if (y.numel() == 0) return;
   const int64_t batches = shape_numel(Shape(a.shape().begin(), a.shape().end() - 2));
   kernels::Epilogue ep;
+  if (inputs.size() > 2 && inputs[2]) {  // MatMul's bias: one value per column
+    const Tensor& bias = *inputs[2];
+    KILN_ENSURE(bias.dtype() == DatumType::F32 && bias.numel() == n,
+                "MatMul: bias [{}] does not match {} columns", shape_to_string(bias.shape()), n);
+    ep.col_bias = bias.data<float>();
+  }
   for (int64_t i = 0; i < batches; i++) {
     kernels::StridedSource sa(a.data<float>() + i * m * k, m, k, k, 1, kernel_->mr);
     kernels::StridedSource sb(b.data<float>() + i * k * n, n, k, 1, n, kernel_->nr);

@@ -1,7 +1,8 @@
 // MatMulDynamic: an f32 MatMul whose operands are both computed at run time (attention scores,
 // attention-weighted values), specialised by MatMul::codegen when both have rank >= 2 and the
 // same batch dims: each batch's product runs through the packed matrix multiply, packing A and B
-// panels on the fly. Other shapes (broadcast batches) run the reference MatMul.
+// panels on the fly, MatMul's bias (if any) in the epilogue. Other shapes (broadcast batches) run
+// the reference MatMul.
 #pragma once
 
 #include <memory>

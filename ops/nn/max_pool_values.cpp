@@ -9,6 +9,24 @@
 
 namespace kiln::ops {
 
+namespace {
+
+// out[ox] = max of the KW values at row[(ox - first) * S + i], for ox in [first, end); the same
+// comparisons in the same order as the bounded loop (NaNs are skipped there too).
+template <int KW, int S>
+void window_max(const float* __restrict row, int64_t first, int64_t end, float* __restrict out) {
+  const float lowest = -std::numeric_limits<float>::infinity();
+  for (int64_t ox = first; ox < end; ox++) {
+    const float* r = row + (ox - first) * S;
+    float best = lowest;
+#pragma GCC unroll 4
+    for (int i = 0; i < KW; i++) best = r[i] > best ? r[i] : best;
+    out[ox] = best;
+  }
+}
+
+}  // namespace
+
 MaxPoolValues::MaxPoolValues(std::shared_ptr<const Pool> reference)
     : reference_(std::move(reference)) {}
 
@@ -47,6 +65,10 @@ void MaxPoolValues::eval(EvalContext& ctx, const TensorRefs& inputs) const {
   const float* xd = x.data<float>();
   float* yd = y.data<float>();
   const float lowest = -std::numeric_limits<float>::infinity();
+  // Outputs [in0, in1) have their whole window inside the row: fixed-width loops for them.
+  const int64_t in0 = std::min<int64_t>(ow, (px + sx - 1) / sx);
+  const int64_t in1 =
+      iw - kw + px < 0 ? in0 : std::clamp<int64_t>((iw - kw + px) / sx + 1, in0, ow);
   auto body = [&](int64_t p0, int64_t p1) {
     thread_local std::vector<float> row;
     row.resize(static_cast<size_t>(iw));
@@ -68,13 +90,24 @@ void MaxPoolValues::eval(EvalContext& ctx, const TensorRefs& inputs) const {
           }
         }
         float* out = yp + oy * ow;
-        for (int64_t ox = 0; ox < ow; ox++) {
+        auto edge = [&](int64_t ox) {
           int64_t x0 = std::max<int64_t>(ox * sx - px, 0);
           int64_t x1 = std::min<int64_t>(ox * sx - px + kw, iw);
           float best = lowest;
           for (int64_t i = x0; i < x1; i++) best = rr[i] > best ? rr[i] : best;
           out[ox] = best;
+        };
+        for (int64_t ox = 0; ox < in0; ox++) edge(ox);
+        if (kw == 3 && sx == 2) {
+          window_max<3, 2>(rr + in0 * sx - px, in0, in1, out);
+        } else if (kw == 3 && sx == 1) {
+          window_max<3, 1>(rr + in0 * sx - px, in0, in1, out);
+        } else if (kw == 2 && sx == 2) {
+          window_max<2, 2>(rr + in0 * sx - px, in0, in1, out);
+        } else {
+          for (int64_t ox = in0; ox < in1; ox++) edge(ox);
         }
+        for (int64_t ox = in1; ox < ow; ox++) edge(ox);
       }
     }
   };

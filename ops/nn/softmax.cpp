@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "ops/nn/softmax_f32.h"
 
 namespace kiln::ops {
 
@@ -116,6 +117,25 @@ Cost Softmax::cost(const FactRefs& inputs) const {
   Cost c;
   if (kind_ != SoftmaxKind::Hardmax) c.other = x.volume();
   return c;
+}
+
+OpPtr Softmax::codegen(const FactRefs& inputs) const {
+  if (inputs.size() != 1 || !inputs[0] || inputs[0]->dt != DatumType::F32) return nullptr;
+  if (kind_ == SoftmaxKind::Hardmax) return nullptr;
+  const int64_t rank = static_cast<int64_t>(inputs[0]->rank());
+  if (rank == 0) return nullptr;
+  size_t row_axis;
+  if (coerce_2d_) {
+    if (axis_ < -rank || axis_ > rank) return nullptr;
+    row_axis = static_cast<size_t>(axis_ < 0 ? axis_ + rank : axis_);
+  } else {
+    // Only the last axis is contiguous; other axes keep the reference.
+    if (normalize_axis(axis_, inputs[0]->rank(), name()) != static_cast<size_t>(rank - 1))
+      return nullptr;
+    row_axis = static_cast<size_t>(rank - 1);
+  }
+  return std::make_shared<SoftmaxF32>(std::make_shared<Softmax>(*this), row_axis,
+                                      kind_ == SoftmaxKind::LogSoftmax);
 }
 
 }  // namespace kiln::ops

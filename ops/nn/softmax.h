@@ -17,6 +17,8 @@ class Softmax : public Op {
   std::vector<Fact> output_facts(const FactRefs& inputs) const override;
   void eval(EvalContext& ctx, const TensorRefs& inputs) const override;
   Cost cost(const FactRefs& inputs) const override;
+  // f32 Softmax / LogSoftmax over the last axis (or coerce_2d rows): ops::SoftmaxF32.
+  OpPtr codegen(const FactRefs& inputs) const override;
 
  private:
   SoftmaxKind kind_;

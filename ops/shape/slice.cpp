@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "core/broadcast.h"
+#include "kernels/copy/strided_copy.h"
 #include "ops/shape/common.h"
 
 namespace kiln::ops {
@@ -161,6 +162,12 @@ void Slice::eval(EvalContext& ctx, const TensorRefs& inputs) const {
   }
   Tensor& out = ctx.output(0, data.dtype(), out_shape);
   if (out.numel() == 0) return;
+  if (!is_object(data.dtype())) {
+    const size_t elem = size_of(data.dtype());
+    kernels::strided_copy(static_cast<const char*>(data.raw_data()) + base * elem, out.raw_data(),
+                          elem, out_shape, step_strides[0]);
+    return;
+  }
   dispatch_any(data.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     const T* src = data.data<T>() + base;

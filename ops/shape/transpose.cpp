@@ -3,6 +3,7 @@
 #include <array>
 
 #include "core/broadcast.h"
+#include "kernels/copy/strided_copy.h"
 #include "ops/shape/common.h"
 
 namespace kiln::ops {
@@ -49,6 +50,11 @@ void Transpose::eval(EvalContext& ctx, const TensorRefs& inputs) const {
     in_strides[0].push_back(strides[a]);
   }
   Tensor& out = ctx.output(0, in.dtype(), out_shape);
+  if (!is_object(in.dtype())) {
+    kernels::strided_copy(in.raw_data(), out.raw_data(), size_of(in.dtype()), out_shape,
+                          in_strides[0]);
+    return;
+  }
   dispatch_any(in.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     const T* src = in.data<T>();

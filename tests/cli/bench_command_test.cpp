@@ -82,7 +82,7 @@ TEST_F(BenchCommand, JsonHasTheDocumentedFields) {
   auto r = run_kiln_command("bench " + model_ + " --runs 5 --threads 1 --json");
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   auto doc = nlohmann::json::parse(r.out);
-  for (const char* key : {"median_ms", "min_ms", "p90_ms", "p99_ms"}) {
+  for (const char* key : {"median_ms", "min_ms", "p90_ms", "p99_ms", "cpu_ms"}) {
     ASSERT_TRUE(doc.contains(key) && doc[key].is_number()) << key << "\n" << r.out;
     EXPECT_GE(doc[key].get<double>(), 0) << key;
   }

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <ctime>
 #include <random>
 
 #include "core/benchmark.h"
@@ -47,6 +48,29 @@ TEST(Benchmark, CountsWarmupAndTimedRuns) {
   EXPECT_EQ(r.run_ms.size(), 5u);
   limits.max_runs = 0;
   EXPECT_THROW(kiln::benchmark([] {}, limits), kiln::Error);
+}
+
+// CPU time is counted over the timed runs only: each warm-up run burns 20 ms of this thread's
+// CPU, each timed run 10 ms (measured on the thread's own CPU clock, so load does not matter).
+TEST(Benchmark, CpuTimeCoversTheTimedRunsOnly) {
+  auto burn = [](double seconds) {
+    auto cpu = [] {
+      timespec t{};
+      clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+      return static_cast<double>(t.tv_sec) + t.tv_nsec * 1e-9;
+    };
+    const double start = cpu();
+    volatile double sink = 0;
+    while (cpu() - start < seconds) sink = sink + 1;
+  };
+  kiln::BenchLimits limits;
+  limits.warmup_runs = 2;
+  limits.max_runs = 3;
+  limits.max_seconds = 0;
+  int calls = 0;
+  auto r = kiln::benchmark([&] { burn(calls++ < 2 ? 0.02 : 0.01); }, limits);
+  EXPECT_GE(r.cpu_seconds, 0.029);
+  EXPECT_LT(r.cpu_seconds, 0.065);
 }
 
 TEST(RandomTensor, TypesRangesAndConstantDetection) {

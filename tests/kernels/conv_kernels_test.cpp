@@ -4,6 +4,7 @@
 // boundary changes an output by ~0.1.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 
@@ -93,6 +94,79 @@ TEST(KernelsDepthwise, MatchesNaiveEveryIsa) {
   }
 }
 
+// The row and channel-block kernels (3x3 / 5x5, stride 1 / 2) on random geometries: 1..20
+// channels of which a random sub-range is computed (whole blocks of vector-width channels and
+// remainders), 1..19 rows, 1..40 columns (output rows up to 16 wide take the channel-block path,
+// wider ones the row path), leading and trailing padding 0..k (so some outputs see only padding),
+// with and without a clamp. Same tolerance as above (<= 25 products). Channels outside [c0, c1)
+// must stay untouched.
+TEST(KernelsDepthwise, RowKernelRandomGeometriesEveryIsa) {
+  std::mt19937 rng(7);
+  auto pick = [&](int64_t lo, int64_t hi) {
+    return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
+  };
+  for (kernels::Isa isa : kernels::supported_isas()) {
+    for (int iter = 0; iter < 300; iter++) {
+      const int64_t k = pick(0, 1) ? 5 : 3, s = pick(1, 2);
+      ConvGeometry g;
+      g.in[1] = pick(1, 19);
+      g.in[2] = pick(1, 40);
+      g.kernel[1] = g.kernel[2] = k;
+      g.stride[1] = g.stride[2] = s;
+      g.pad[1] = pick(0, k);
+      g.pad[2] = pick(0, k);
+      const int64_t end_y = pick(0, k), end_x = pick(0, k);
+      g.out[1] = (g.in[1] + g.pad[1] + end_y - k) / s + 1;
+      g.out[2] = (g.in[2] + g.pad[2] + end_x - k) / s + 1;
+      if (g.out[1] < 1 || g.out[2] < 1) continue;
+      const int64_t channels = pick(1, 20), c0 = pick(0, channels - 1);
+      const int64_t c1 = pick(c0 + 1, channels);
+      const bool clamp = pick(0, 1);
+      auto x = random_vector(rng, channels * g.in_size());
+      auto w = random_vector(rng, channels * g.kernel_size());
+      auto b = random_vector(rng, channels);
+      std::vector<float> y(static_cast<size_t>(channels * g.out_size()), 42.0f);
+      kernels::DepthwiseArgs a;
+      a.x = x.data();
+      a.w = w.data();
+      a.bias = pick(0, 3) ? b.data() : nullptr;
+      a.y = y.data();
+      a.channels = channels;
+      a.geo = g;
+      if (clamp) {
+        a.min = -0.5f;
+        a.max = 0.75f;
+      }
+      kernels::depthwise_conv_f32(a, c0, c1, isa);
+      int bad = 0;
+      for (int64_t c = 0; c < channels; c++) {
+        for (int64_t oy = 0; oy < g.out[1]; oy++) {
+          for (int64_t ox = 0; ox < g.out[2]; ox++) {
+            float got = y[(c * g.out[1] + oy) * g.out[2] + ox];
+            double want = 42.0;
+            if (c >= c0 && c < c1) {
+              want = a.bias ? b[c] : 0.0;
+              for (int64_t ky = 0; ky < k; ky++) {
+                for (int64_t kx = 0; kx < k; kx++) {
+                  want += w[(c * k + ky) * k + kx] * input_at(x, g, c, oy, ox, ky, kx);
+                }
+              }
+              if (clamp) want = std::min(std::max(want, -0.5), 0.75);
+            }
+            if (!(std::fabs(got - want) <= 2e-5) && bad++ < 3) {
+              ADD_FAILURE() << kernels::isa_name(isa) << " in " << g.in[1] << "x" << g.in[2]
+                            << " out " << g.out[1] << "x" << g.out[2] << " k" << k << " s" << s
+                            << " pad " << g.pad[1] << "," << g.pad[2] << " channels " << c0 << ".."
+                            << c1 << "/" << channels << " c" << c << " (" << oy << "," << ox
+                            << "): " << got << " vs " << want;
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
 TEST(KernelsIm2col, PanelsHoldTheWindowValuesAndZeroPadding) {
   std::mt19937 rng(2);
   for (auto [k, s, d, pad] : std::vector<std::array<int64_t, 4>>{
@@ -100,7 +174,9 @@ TEST(KernelsIm2col, PanelsHoldTheWindowValuesAndZeroPadding) {
     ConvGeometry g = make_geo(9, 11, k, s, d, pad);
     const int64_t channels = 3, width = 16;
     auto x = random_vector(rng, channels * g.in_size());
-    kernels::Im2colSource src(x.data(), channels, g, width);
+    std::vector<float> padded(
+        static_cast<size_t>(kernels::Im2colSource::padded_floats(channels, g)));
+    kernels::Im2colSource src(x.data(), channels, g, width, padded.data());
     std::vector<float> panel(static_cast<size_t>(src.k() * width));
     int64_t panels = (g.out_size() + width - 1) / width;
     for (int64_t p = 0; p < panels; p++) {
@@ -116,6 +192,65 @@ TEST(KernelsIm2col, PanelsHoldTheWindowValuesAndZeroPadding) {
                                 : 0.0;
               ASSERT_EQ(got[kk * width + j], static_cast<float>(want))
                   << "panel " << p << " kk " << kk << " j " << j;
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+// im2col panels on random 2-D geometries: rectangular kernels 1..4, strides 1..3, dilations 1..2,
+// leading and trailing padding 0..3 (with and without, so both the padded copy and the direct read
+// of the input are used), 1..4 channels, panel widths 8/16/32 (whole-row copies) and odd widths
+// (per-lane offsets). Panels must hold the exact input values (no arithmetic), zeros elsewhere.
+TEST(KernelsIm2col, RandomGeometriesExactValues) {
+  std::mt19937 rng(3);
+  auto pick = [&](int64_t lo, int64_t hi) {
+    return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
+  };
+  for (int iter = 0; iter < 400; iter++) {
+    ConvGeometry g;
+    g.in[1] = pick(1, 15);
+    g.in[2] = pick(1, 15);
+    const bool pad = pick(0, 1);
+    int64_t end[3] = {0, 0, 0};
+    for (int a = 1; a < 3; a++) {
+      g.kernel[a] = pick(1, 4);
+      g.stride[a] = pick(1, 3);
+      g.dilation[a] = pick(1, 2);
+      g.pad[a] = pad ? pick(0, 3) : 0;
+      end[a] = pad ? pick(0, 3) : 0;
+      g.out[a] =
+          (g.in[a] + g.pad[a] + end[a] - (g.dilation[a] * (g.kernel[a] - 1) + 1)) / g.stride[a] + 1;
+    }
+    if (g.out[1] < 1 || g.out[2] < 1) continue;
+    const int64_t channels = pick(1, 4);
+    const int64_t widths[] = {8, 16, 32, 5, 1};
+    const int64_t width = widths[pick(0, 4)];
+    auto x = random_vector(rng, channels * g.in_size());
+    std::vector<float> padded(
+        static_cast<size_t>(kernels::Im2colSource::padded_floats(channels, g)), 0.0f);
+    kernels::Im2colSource src(x.data(), channels, g, static_cast<int>(width), padded.data());
+    std::vector<float> panel(static_cast<size_t>(src.k() * width), 7.0f);
+    const int64_t kh = g.kernel[1], kw = g.kernel[2];
+    int64_t panels = (g.out_size() + width - 1) / width;
+    for (int64_t p = 0; p < panels; p++) {
+      const float* got = src.panel(p, panel.data());
+      for (int64_t c = 0; c < channels; c++) {
+        for (int64_t ky = 0; ky < kh; ky++) {
+          for (int64_t kx = 0; kx < kw; kx++) {
+            int64_t kk = (c * kh + ky) * kw + kx;
+            for (int64_t j = 0; j < width; j++) {
+              int64_t pos = p * width + j;
+              double want = pos < g.out_size()
+                                ? input_at(x, g, c, pos / g.out[2], pos % g.out[2], ky, kx)
+                                : 0.0;
+              ASSERT_EQ(got[kk * width + j], static_cast<float>(want))
+                  << "in " << g.in[1] << "x" << g.in[2] << " k " << kh << "x" << kw << " s "
+                  << g.stride[1] << "," << g.stride[2] << " d " << g.dilation[1] << ","
+                  << g.dilation[2] << " pad " << g.pad[1] << "," << g.pad[2] << " width " << width
+                  << " panel " << p << " kk " << kk << " j " << j;
             }
           }
         }

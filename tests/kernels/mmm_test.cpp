@@ -154,6 +154,20 @@ TEST(KernelsMmm, RandomShapesAllSources) {
   }
 }
 
+// Many rows, few columns, B packed per run (late 1x1 convolutions): mmm packs all of B first and
+// runs A panel outer. Edge tiles in both directions, every epilogue input, 1 and 2 threads.
+TEST(KernelsMmm, ManyRowsFewColumnsAPanelOuter) {
+  std::mt19937 rng(5);
+  for (const MicroKernel* k : kernels_here()) {
+    for (Case c : {Case{500, 49, 160}, Case{97, 2 * k->nr + 1, 33}, Case{64, 2 * k->nr, 7}}) {
+      for (int threads : {1, 2}) {
+        check(*k, c, 1 | 2 | 4 | 8 | 16 | 32 | 128, 0, false, threads, rng);
+        check(*k, c, 4 | 128 | 256, 1, true, threads, rng);
+      }
+    }
+  }
+}
+
 TEST(KernelsMmm, LongK) {
   std::mt19937 rng(7);
   for (const MicroKernel* k : kernels_here()) {

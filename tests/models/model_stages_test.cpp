@@ -54,12 +54,13 @@ TEST_P(ModelStages, MatchAndShrink) {
 }
 
 // Bounds: issue 4's targets (silero_vad_v5 <= 80, lstm_kws <= 10, squeezenet1_1 <= 65 decluttered,
-// mobilenet_v2 <= 66 optimized); the others pin what the passes reach today.
+// mobilenet_v2 <= 66 optimized, tiny_bert <= 45 decluttered); the others pin what the passes
+// reach today (MatMul's bias input, fold-scale, split-sliced-matmul, reshape-around-matmul).
 INSTANTIATE_TEST_SUITE_P(
     Models, ModelStages,
-    ::testing::Values(ModelCase{"mobilenet_v2", "", 101, 66},
-                      ModelCase{"squeezenet1_1", "", 65, 39}, ModelCase{"kws_tdnn", "", 36, 14},
-                      ModelCase{"lstm_kws", "", 10, 8}, ModelCase{"tiny_bert", "", 60, 48},
+    ::testing::Values(ModelCase{"mobilenet_v2", "", 100, 55},
+                      ModelCase{"squeezenet1_1", "", 65, 39}, ModelCase{"kws_tdnn", "", 35, 14},
+                      ModelCase{"lstm_kws", "", 7, 7}, ModelCase{"tiny_bert", "", 44, 36},
                       ModelCase{"silero_vad_v4", "-i sr:i64=16000", 80, 63},
                       ModelCase{"silero_vad_v5", "-i sr:i64=16000 -i input:1,576", 80, 32}),
     [](const auto& info) { return info.param.name; });

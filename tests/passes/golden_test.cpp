@@ -16,6 +16,7 @@
 #include <random>
 #include <sstream>
 
+#include "core/error.h"
 #include "core/source_ops.h"
 #include "io/onnx/onnx_loader.h"
 #include "pass_test_util.h"
@@ -145,5 +146,40 @@ TEST(GoldenPasses, EveryCase) {
       inputs.push_back(t);
     }
     if (runnable) kiln::testing::expect_same_outputs(*typed, *staged, inputs, 1e-4, 1e-5);
+  }
+}
+
+// Each declutter pass is needed: the pipeline without it gives another graph on at least one
+// golden case. dead-nodes is the exception: every pass's commit drops what no output needs, so
+// it only names that work in the pass report.
+TEST(GoldenPasses, EveryPassMatters) {
+  auto files = golden_files();
+  std::vector<GoldenCase> cases;
+  for (const auto& path : files) cases.push_back(read_case(path));
+  auto staged = [&](const GoldenCase& c, const std::string& without) {
+    auto g = load(c);
+    passes::to_typed(*g);
+    passes::declutter_passes(without).run(*g);
+    if (passes::parse_stage(c.stage) >= passes::Stage::Optimize)
+      passes::optimize_passes(false).run(*g);
+    return graph_text(*g);
+  };
+  std::vector<std::string> names;
+  PassManager all = passes::declutter_passes();
+  for (const auto& p : all.passes()) names.push_back(p->name());
+  ASSERT_GT(names.size(), 10u);
+  for (const auto& name : names) {
+    if (name == "dead-nodes") continue;
+    EXPECT_EQ(passes::declutter_passes(name).passes().size(), names.size() - 1) << name;
+    bool matters = false;
+    for (const auto& c : cases) {
+      try {
+        matters = staged(c, name) != c.expected;
+      } catch (const Error&) {
+        matters = true;  // the stage cannot even be reached without it
+      }
+      if (matters) break;
+    }
+    EXPECT_TRUE(matters) << "no golden case changes without the pass " << name;
   }
 }

@@ -1,0 +1,138 @@
+#include "kernels/copy/strided_copy.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace kiln::kernels {
+
+namespace {
+
+// Dims and source strides after dropping extent-1 axes and merging axes contiguous in the source
+// (stride[i] == stride[i + 1] * dim[i + 1]): the same copy with the fewest axes.
+void simplify(const std::vector<int64_t>& shape, const std::vector<int64_t>& strides,
+              std::vector<int64_t>& dims, std::vector<int64_t>& st) {
+  for (size_t i = 0; i < shape.size(); i++) {
+    if (shape[i] == 1) continue;
+    if (!dims.empty() && st.back() == strides[i] * shape[i]) {
+      dims.back() *= shape[i];
+      st.back() = strides[i];
+      continue;
+    }
+    dims.push_back(shape[i]);
+    st.push_back(strides[i]);
+  }
+}
+
+// Calls fn(src_offset, dst_offset) for every index of dims[0 .. outer_rank) in row-major
+// order; `dst_strides` are the contiguous destination strides.
+template <typename F>
+void for_each_outer(const std::vector<int64_t>& dims, const std::vector<int64_t>& st,
+                    const std::vector<int64_t>& dst_strides, size_t outer_rank, F&& fn) {
+  std::vector<int64_t> idx(outer_rank, 0);
+  int64_t src = 0, dst = 0;
+  for (;;) {
+    fn(src, dst);
+    size_t a = outer_rank;
+    for (;;) {
+      if (a == 0) return;
+      a--;
+      if (++idx[a] < dims[a]) {
+        src += st[a];
+        dst += dst_strides[a];
+        break;
+      }
+      src -= st[a] * (dims[a] - 1);
+      dst -= dst_strides[a] * (dims[a] - 1);
+      idx[a] = 0;
+    }
+  }
+}
+
+template <typename T>
+void copy_typed(const T* src, T* dst, const std::vector<int64_t>& dims,
+                const std::vector<int64_t>& st) {
+  const size_t rank = dims.size();
+  std::vector<int64_t> dst_strides(rank, 1);
+  for (size_t i = rank - 1; i-- > 0;) dst_strides[i] = dst_strides[i + 1] * dims[i + 1];
+  const int64_t inner = dims[rank - 1], inner_stride = st[rank - 1];
+  if (inner_stride == 1) {
+    // Rows contiguous in the source.
+    for_each_outer(dims, st, dst_strides, rank - 1, [&](int64_t s, int64_t d) {
+      std::memcpy(dst + d, src + s, static_cast<size_t>(inner) * sizeof(T));
+    });
+    return;
+  }
+  // A transposed pair: axis p is contiguous in the source, the last axis in the destination.
+  size_t p = rank;
+  for (size_t i = 0; i + 1 < rank; i++)
+    if (st[i] == 1) p = i;
+  if (p < rank) {
+    // Move p to the end of the outer axes' list so the odometer skips it.
+    std::vector<int64_t> odims, ost, odst;
+    for (size_t i = 0; i + 1 < rank; i++) {
+      if (i == p) continue;
+      odims.push_back(dims[i]);
+      ost.push_back(st[i]);
+      odst.push_back(dst_strides[i]);
+    }
+    const int64_t rows = dims[p], dst_row = dst_strides[p];
+    constexpr int64_t kTile = 16;
+    auto tile_copy = [&](int64_t s, int64_t d) {
+      for (int64_t r0 = 0; r0 < rows; r0 += kTile) {
+        const int64_t r1 = std::min(rows, r0 + kTile);
+        for (int64_t c0 = 0; c0 < inner; c0 += kTile) {
+          const int64_t c1 = std::min(inner, c0 + kTile);
+          for (int64_t r = r0; r < r1; r++) {
+            const T* sp = src + s + r;
+            T* dp = dst + d + r * dst_row;
+            for (int64_t c = c0; c < c1; c++) dp[c] = sp[c * inner_stride];
+          }
+        }
+      }
+    };
+    if (odims.empty()) {
+      tile_copy(0, 0);
+    } else {
+      for_each_outer(odims, ost, odst, odims.size(), tile_copy);
+    }
+    return;
+  }
+  for_each_outer(dims, st, dst_strides, rank - 1, [&](int64_t s, int64_t d) {
+    const T* sp = src + s;
+    T* dp = dst + d;
+    for (int64_t c = 0; c < inner; c++) dp[c] = sp[c * inner_stride];
+  });
+}
+
+}  // namespace
+
+void strided_copy(const void* src, void* dst, size_t elem_size, const std::vector<int64_t>& shape,
+                  const std::vector<int64_t>& src_strides) {
+  for (int64_t d : shape)
+    if (d == 0) return;
+  std::vector<int64_t> dims, st;
+  simplify(shape, src_strides, dims, st);
+  if (dims.empty()) {  // one element
+    std::memcpy(dst, src, elem_size);
+    return;
+  }
+  switch (elem_size) {
+    case 1:
+      return copy_typed(static_cast<const uint8_t*>(src), static_cast<uint8_t*>(dst), dims, st);
+    case 2:
+      return copy_typed(static_cast<const uint16_t*>(src), static_cast<uint16_t*>(dst), dims, st);
+    case 4:
+      return copy_typed(static_cast<const uint32_t*>(src), static_cast<uint32_t*>(dst), dims, st);
+    case 8:
+      return copy_typed(static_cast<const uint64_t*>(src), static_cast<uint64_t*>(dst), dims, st);
+    default:
+      break;
+  }
+  // Other sizes: one byte axis more, contiguous in both.
+  dims.push_back(static_cast<int64_t>(elem_size));
+  for (auto& s : st) s *= static_cast<int64_t>(elem_size);
+  st.push_back(1);
+  copy_typed(static_cast<const uint8_t*>(src), static_cast<uint8_t*>(dst), dims, st);
+}
+
+}  // namespace kiln::kernels

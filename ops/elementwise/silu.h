@@ -1,0 +1,26 @@
+// Silu (swish): y = x * sigmoid(x), float types. Not an ONNX op: the fuse-silu pass makes it from
+// Mul(x, Sigmoid(x)). Codegen gives its f32 form ("SiluF32"): sigmoid through the vectorized
+// kernels/elementwise/vec_math (|abs err| <= 2e-7) times x, in blocks, so y may alias x.
+#pragma once
+
+#include "core/op.h"
+
+namespace kiln::ops {
+
+class Silu : public Op {
+ public:
+  explicit Silu(bool vectorized = false) : vectorized_(vectorized) {}
+  bool vectorized() const { return vectorized_; }
+  std::string name() const override { return vectorized_ ? "SiluF32" : "Silu"; }
+  std::vector<Fact> output_facts(const FactRefs& inputs) const override;
+  void eval(EvalContext& ctx, const TensorRefs& inputs) const override;
+  // One exp per element (as Sigmoid), counted as `other`.
+  Cost cost(const FactRefs& inputs) const override;
+  // f32: the vectorized form.
+  OpPtr codegen(const FactRefs& inputs) const override;
+
+ private:
+  bool vectorized_;
+};
+
+}  // namespace kiln::ops
