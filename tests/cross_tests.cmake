@@ -33,7 +33,7 @@ set_tests_properties(unit-generic PROPERTIES TIMEOUT 1200 LABELS unit ENVIRONMEN
 # or ISA, e.g. `ninja -C build-armv7 kiln_kernel_tests && ctest --test-dir build-armv7 -L kernels`.
 file(GLOB _kiln_kernel_tests CONFIGURE_DEPENDS "${CMAKE_CURRENT_SOURCE_DIR}/kernels/*_test.cpp")
 add_executable(kiln_kernel_tests ${_kiln_kernel_tests})
-target_link_libraries(kiln_kernel_tests PRIVATE kiln_kernels GTest::gtest GTest::gtest_main
+target_link_libraries(kiln_kernel_tests PRIVATE kiln_ops kiln_kernels GTest::gtest GTest::gtest_main
                                                 kiln_warnings)
 add_test(NAME kernels COMMAND kiln_kernel_tests)
 add_test(NAME kernels-generic COMMAND kiln_kernel_tests)
