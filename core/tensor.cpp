@@ -34,11 +34,22 @@ std::vector<int64_t> contiguous_strides(std::span<const int64_t> shape) {
   return strides;
 }
 
+namespace {
+// 1 TiB, or half the address space on 32-bit targets (so count * elem cannot wrap).
+constexpr uint64_t kMaxStorageBytes = std::min<uint64_t>(uint64_t{1} << 40, SIZE_MAX / 2);
+
+// numel as a size_t element count, checked before the cast: on a 32-bit target 2^40 elements
+// would wrap to 0 and allocate nothing instead of failing.
+size_t storage_count(int64_t numel, DatumType dt) {
+  KILN_ENSURE(numel >= 0 && static_cast<uint64_t>(numel) < kMaxStorageBytes / size_of(dt),
+              "tensor of {} {} elements is too large to allocate", numel, name_of(dt));
+  return static_cast<size_t>(numel);
+}
+}  // namespace
+
 Storage::Storage(DatumType dt, size_t count) : dt_(dt), count_(count) {
   size_t elem = size_of(dt);
-  // 1 TiB, or half the address space on 32-bit targets (so count * elem cannot wrap).
-  constexpr uint64_t kMaxBytes = std::min<uint64_t>(uint64_t{1} << 40, SIZE_MAX / 2);
-  KILN_ENSURE(uint64_t{count} < kMaxBytes / elem,
+  KILN_ENSURE(uint64_t{count} < kMaxStorageBytes / elem,
               "tensor of {} {} elements is too large to allocate", count, name_of(dt));
   bytes_ = count * elem;
   size_t alloc = (bytes_ + kTensorAlignment - 1) / kTensorAlignment * kTensorAlignment;
@@ -75,7 +86,7 @@ Storage::~Storage() {
 
 Tensor::Tensor(DatumType dt, Shape shape) : dt_(dt), shape_(std::move(shape)) {
   numel_ = shape_numel(shape_);
-  storage_ = std::make_shared<Storage>(dt_, static_cast<size_t>(numel_));
+  storage_ = std::make_shared<Storage>(dt_, storage_count(numel_, dt_));
 }
 
 void Tensor::check_type(DatumType requested) const {
@@ -187,13 +198,14 @@ Tensor Tensor::cast_to(DatumType dt) const {
 
 void Tensor::reset(DatumType dt, const Shape& shape) {
   int64_t n = shape_numel(shape);
-  size_t need = static_cast<size_t>(n) * size_of(dt);
+  size_t count = storage_count(n, dt);
+  size_t need = count * size_of(dt);
   bool reusable = storage_ && storage_.use_count() == 1 && offset_bytes_ == 0 &&
                   storage_->capacity_bytes() >= need &&
                   is_object(dt) == is_object(storage_->datum_type()) &&
                   (!is_object(dt) || storage_->datum_type() == dt);
   if (!reusable) {
-    storage_ = std::make_shared<Storage>(dt, static_cast<size_t>(n));
+    storage_ = std::make_shared<Storage>(dt, count);
     offset_bytes_ = 0;
   }
   dt_ = dt;

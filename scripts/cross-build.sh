@@ -9,7 +9,8 @@
 #   --no-test   build only
 #
 # Environment: KILN_CROSS_BUILD_DIR (default build-<arch>), KILN_SHARED_MODELS (default
-# ../shared/models), KILN_CROSS_SYSROOT (default /opt/kiln-cross/<triplet>), JOBS (default nproc).
+# ../shared/models, else ../../shared/models), KILN_CROSS_SYSROOT (default
+# /opt/kiln-cross/<triplet>), JOBS (default nproc).
 #
 # The build lands in build-<arch>/ (kiln, tests/kiln_tests, tests/kiln_backend_tests); copy
 # build-<arch>/kiln to the board, it needs the runtime libraries of the -dev packages
@@ -18,7 +19,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 usage() {
-  sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//' >&2
   exit 2
 }
 [ $# -ge 1 ] || usage
@@ -40,14 +41,12 @@ done
 
 jobs=${JOBS:-$(nproc)}
 build=${KILN_CROSS_BUILD_DIR:-build-$arch}
-models=${KILN_SHARED_MODELS:-$PWD/../shared/models}
 
 start=$(date +%s)
 if [ "$setup" = 1 ]; then bash scripts/setup-cross.sh "$arch"; fi
 
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DKILN_WERROR=ON \
-  -DCMAKE_TOOLCHAIN_FILE="$PWD/cmake/toolchains/$triplet.cmake" \
-  -DKILN_SHARED_MODELS="$models"
+  -DCMAKE_TOOLCHAIN_FILE="$PWD/cmake/toolchains/$triplet.cmake"
 cmake --build "$build" -j "$jobs"
 built=$(date +%s)
 echo "cross-build: $arch built in $((built - start)) s"

@@ -9,7 +9,16 @@ if(NOT CMAKE_CROSSCOMPILING_EMULATOR)
                   "the tests can only run on the target")
 endif()
 
-set(KILN_SHARED_MODELS "${PROJECT_SOURCE_DIR}/../shared/models" CACHE PATH
+# The shared models: $KILN_SHARED_MODELS, else ../shared/models or ../../shared/models from the
+# source tree (a clone next to shared/, or a worktree one level further down).
+set(_kiln_models_default "${PROJECT_SOURCE_DIR}/../shared/models")
+if(DEFINED ENV{KILN_SHARED_MODELS} AND NOT "$ENV{KILN_SHARED_MODELS}" STREQUAL "")
+  set(_kiln_models_default "$ENV{KILN_SHARED_MODELS}")
+elseif(NOT IS_DIRECTORY "${_kiln_models_default}"
+       AND IS_DIRECTORY "${PROJECT_SOURCE_DIR}/../../shared/models")
+  set(_kiln_models_default "${PROJECT_SOURCE_DIR}/../../shared/models")
+endif()
+set(KILN_SHARED_MODELS "${_kiln_models_default}" CACHE PATH
     "Folder of the shared ONNX models (<name>/model.onnx + test_data_set_0/)")
 set(KILN_CROSS_BACKEND_FILTER "*" CACHE STRING
     "googletest filter choosing the expected-pass ONNX backend cases run under emulation")
@@ -24,7 +33,7 @@ set_tests_properties(unit-generic PROPERTIES TIMEOUT 1200 LABELS unit ENVIRONMEN
 # or ISA, e.g. `ninja -C build-armv7 kiln_kernel_tests && ctest --test-dir build-armv7 -L kernels`.
 file(GLOB _kiln_kernel_tests CONFIGURE_DEPENDS "${CMAKE_CURRENT_SOURCE_DIR}/kernels/*_test.cpp")
 add_executable(kiln_kernel_tests ${_kiln_kernel_tests})
-target_link_libraries(kiln_kernel_tests PRIVATE kiln_kernels GTest::gtest GTest::gtest_main
+target_link_libraries(kiln_kernel_tests PRIVATE kiln_ops kiln_kernels GTest::gtest GTest::gtest_main
                                                 kiln_warnings)
 add_test(NAME kernels COMMAND kiln_kernel_tests)
 add_test(NAME kernels-generic COMMAND kiln_kernel_tests)

@@ -119,12 +119,36 @@ void erf_impl(const float* x, float* y, int64_t n) {
   apply_all<verf>(x, y, n);
 }
 
+#if defined(__arm__) && defined(__ARM_NEON)
+// 32-bit ARM NEON has no division, and this file is compiled with -funsafe-math-optimizations
+// there (see CMakeLists.txt), under which GCC turns a / b with a loop-invariant b into
+// a * (1 / b): up to 1 ulp off, where Div must match the reference exactly. VFP's vdiv.f32 per
+// lane is IEEE division, and an asm statement is one the optimizer cannot rewrite.
+inline float exact_div(float a, float b) {
+  float q;
+  asm("vdiv.f32 %0, %1, %2" : "=t"(q) : "t"(a), "t"(b));
+  return q;
+}
+inline Vf exact_div(Vf a, Vf b) {
+  Vf q;
+  for (int64_t l = 0; l < kW; l++) q[l] = exact_div(a[l], b[l]);
+  return q;
+}
+#else
+inline float exact_div(float a, float b) {
+  return a / b;
+}
+inline Vf exact_div(Vf a, Vf b) {
+  return a / b;
+}
+#endif
+
 template <int Op>
 inline float scalar_op(float a, float b) {
   if constexpr (Op == 0) return a + b;
   if constexpr (Op == 1) return a - b;
   if constexpr (Op == 2) return a * b;
-  return a / b;
+  return exact_div(a, b);
 }
 
 template <int Op>
@@ -132,7 +156,7 @@ inline Vf vector_op(Vf a, Vf b) {
   if constexpr (Op == 0) return a + b;
   if constexpr (Op == 1) return a - b;
   if constexpr (Op == 2) return a * b;
-  return a / b;
+  return exact_div(a, b);
 }
 
 template <int Op>

@@ -80,6 +80,17 @@ TEST(Tensor, HugeShapesAreErrors) {
   EXPECT_THROW(Tensor(DatumType::F32, {1 << 30, 1 << 30, 1 << 30}), Error);
   EXPECT_THROW(Tensor(DatumType::F32, {-1}), Error);
   EXPECT_THROW(Tensor(DatumType::F32, {int64_t{1} << 40}), Error);
+  // Past 4 GiB: a 32-bit size_t would wrap these counts (2^40 -> 0, 2^31 * 4 bytes -> 0).
+  EXPECT_THROW(Tensor(DatumType::U8, {int64_t{1} << 40}), Error);
+  EXPECT_THROW(Tensor(DatumType::F64, {int64_t{1} << 20, int64_t{1} << 20}), Error);
+}
+
+TEST(Tensor, ResetToAHugeShapeIsAnErrorAndKeepsTheTensor) {
+  auto t = Tensor::from_vector<float>({2}, {1.0f, 2.0f});
+  EXPECT_THROW(t.reset(DatumType::F32, {int64_t{1} << 40}), Error);
+  EXPECT_THROW(t.reset(DatumType::F32, {int64_t{1} << 20, int64_t{1} << 21}), Error);
+  ASSERT_EQ(t.shape(), (Shape{2}));
+  EXPECT_EQ(t.data<float>()[1], 2.0f);
 }
 
 TEST(Half, F16RoundTrip) {
