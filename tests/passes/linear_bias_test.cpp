@@ -29,17 +29,10 @@
 using namespace kiln;
 using kiln::testing::compute_ops;
 using kiln::testing::expect_same_outputs;
+using kiln::testing::random_tensor;
 using ops::BinaryKind;
 
 namespace {
-
-Tensor random_tensor(Shape shape, unsigned seed, float lo = -1, float hi = 1) {
-  Tensor t(DatumType::F32, shape);
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(lo, hi);
-  for (int64_t i = 0; i < t.numel(); i++) t.data<float>()[i] = dist(rng);
-  return t;
-}
 
 std::shared_ptr<ops::Binary> bin(BinaryKind k) {
   return std::make_shared<ops::Binary>(k);

@@ -23,16 +23,9 @@
 using namespace kiln;
 using kiln::testing::compute_ops;
 using kiln::testing::expect_same_outputs;
+using kiln::testing::random_tensor;
 
 namespace {
-
-Tensor random_tensor(Shape shape, unsigned seed, float lo = -1, float hi = 1) {
-  Tensor t(DatumType::F32, shape);
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(lo, hi);
-  for (int64_t i = 0; i < t.numel(); i++) t.data<float>()[i] = dist(rng);
-  return t;
-}
 
 // x [1,2,5,5] -> Conv(3x3, 4 out, bias) -> BatchNorm -> Relu
 Graph conv_bn(bool conv_bias) {

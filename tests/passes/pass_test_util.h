@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,15 @@ inline std::string compute_ops(const Graph& g) {
   for (const auto& n : g.nodes())
     if (!is_source_or_const(n)) out += (out.empty() ? "" : " ") + n.op->name();
   return out;
+}
+
+// An f32 tensor of `shape` with values uniform in [lo, hi), reproducible from `seed`.
+inline Tensor random_tensor(Shape shape, unsigned seed, float lo = -1, float hi = 1) {
+  Tensor t(DatumType::F32, shape);
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(lo, hi);
+  for (int64_t i = 0; i < t.numel(); i++) t.data<float>()[i] = dist(rng);
+  return t;
 }
 
 inline void expect_same_outputs(const Graph& before, const Graph& after,
