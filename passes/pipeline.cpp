@@ -9,6 +9,7 @@
 #include "passes/fold_affine.h"
 #include "passes/fold_constants.h"
 #include "passes/fold_scale.h"
+#include "passes/fold_transpose_matmul.h"
 #include "passes/fuse_clamp.h"
 #include "passes/fuse_epilogue.h"
 #include "passes/fuse_gelu.h"
@@ -79,6 +80,7 @@ PassManager optimize_passes(bool codegen) {
     m.add_final(std::make_unique<Codegen>());
     m.add_final(std::make_unique<FuseClamp>());
     m.add_final(std::make_unique<MaxPoolValuesPass>());
+    m.add_final(std::make_unique<FoldTransposeMatMul>());
   }
   // Last: what element-wise work is still right after a Conv / MatMul (or its packed form, once
   // the kernels' own epilogue passes have taken what they store directly).
