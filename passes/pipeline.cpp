@@ -15,6 +15,7 @@
 #include "passes/fuse_gelu.h"
 #include "passes/fuse_hard_swish.h"
 #include "passes/fuse_layer_norm.h"
+#include "passes/fuse_residual.h"
 #include "passes/fuse_silu.h"
 #include "passes/fuse_softmax.h"
 #include "passes/gemm_to_matmul.h"
@@ -78,6 +79,7 @@ PassManager optimize_passes(bool codegen) {
   m.add(std::make_unique<MergeParallelMatMuls>());
   if (codegen) {
     m.add_final(std::make_unique<Codegen>());
+    m.add_final(std::make_unique<FuseResidual>());
     m.add_final(std::make_unique<FuseClamp>());
     m.add_final(std::make_unique<MaxPoolValuesPass>());
     m.add_final(std::make_unique<FoldTransposeMatMul>());
