@@ -139,10 +139,10 @@ inline int64_t rows_phase_len(int64_t ow, int64_t w, int64_t k, int64_t s) {
   return std::max(ow, w) + (k - 1) / s;
 }
 
-// Floats of scratch the row path needs, for any W <= 16: a zero row and up to K + 2 ring slots.
+// Floats of scratch the row path needs, for any W <= 16: a zero row and the ring (kRingSlots).
 inline int64_t rows_buffer_bound(const ConvGeometry& g) {
   const int64_t k = g.kernel[1], s = g.stride[1];
-  return (k + 3) * s * rows_phase_len(g.out[2], 16, k, s);
+  return (1 + k + 3 * s) * s * rows_phase_len(g.out[2], 16, k, s);
 }
 
 // dst[0, len) = the padded row: src[j - pad] for pad <= j < pad + iw, zero elsewhere.
@@ -241,47 +241,61 @@ __attribute__((noinline)) void conv_rows(const float* const* r, int64_t phase_le
   step(rv.last, ow >= W);
 }
 
-// One channel. `ring`: K + S slots of S * phase_len floats; `zero`: as many zeros.
+// Output rows per pass: two share the loads of their common input rows (K - 1 of K + 1 for
+// stride 1, K - 2 of K + 2 for stride 2) and halve the per-pass overhead.
+template <int S>
+constexpr int kRowsPerPass = 2;
+// Input rows of one pass, and ring slots: one pass's rows and the next pass's.
+template <int K, int S>
+constexpr int kPassRows = K + S*(kRowsPerPass<S> - 1);
+template <int K, int S>
+constexpr int kRingSlots = kPassRows<K, S> + S* kRowsPerPass<S>;
+
+// One channel. `ring`: kRingSlots slots of S * phase_len floats; `zero`: as many zeros. The rows
+// of the next pass are transformed before this pass computes: the stores of the transform have
+// retired by the time the pass loads them (an unaligned load straddling two in-flight stores
+// cannot be forwarded and waits).
 template <int W, int K, int S>
 void depthwise_rows_channel(const float* __restrict xc, const float* __restrict wc, float bias,
                             float* __restrict yc, const ConvGeometry& g, float lo, float hi,
                             int64_t phase_len, const float* zero, float* ring) {
-  // Stride 1: two output rows per pass (K + 1 input rows); stride 2: one (they share 1 of 3).
-  constexpr int ROWS = S == 1 ? 2 : 1;
-  constexpr int R = K + S * (ROWS - 1);
+  constexpr int ROWS = kRowsPerPass<S>, R = kPassRows<K, S>, N = kRingSlots<K, S>;
   const int64_t ih = g.in[1], iw = g.in[2], oh = g.out[1], ow = g.out[2], pad_t = g.pad[1];
   const int64_t pad = g.pad[2], slot_len = S * phase_len;
-  int64_t tag[R];
-  for (int i = 0; i < R; i++) tag[i] = -1;
-  auto rows = [&](int64_t iy0, const float*(&r)[R], int n) {
+  int64_t tag[N];
+  for (int i = 0; i < N; i++) tag[i] = -1;
+  // Transforms input rows [iy0, iy0 + n) into the ring (those not there yet).
+  auto prepare = [&](int64_t iy0, int n) {
+    for (int64_t iy = std::max<int64_t>(iy0, 0); iy < std::min(iy0 + n, ih); iy++) {
+      if (tag[iy % N] == iy) continue;
+      float* slot = ring + (iy % N) * slot_len;
+      if constexpr (S == 1) {
+        pad_row<W>(xc + iy * iw, iw, pad, phase_len, slot);
+      } else {
+        split_row_s2<W>(xc + iy * iw, iw, pad, phase_len, slot);
+      }
+      tag[iy % N] = iy;
+    }
+  };
+  const float* r[R];
+  auto rows = [&](int64_t iy0, int n) {
     for (int i = 0; i < n; i++) {
       const int64_t iy = iy0 + i;
-      if (iy < 0 || iy >= ih) {
-        r[i] = zero;
-        continue;
-      }
-      float* slot = ring + (iy % R) * slot_len;
-      if (tag[iy % R] != iy) {
-        if constexpr (S == 1) {
-          pad_row<W>(xc + iy * iw, iw, pad, phase_len, slot);
-        } else {
-          split_row_s2<W>(xc + iy * iw, iw, pad, phase_len, slot);
-        }
-        tag[iy % R] = iy;
-      }
-      r[i] = slot;
+      r[i] = iy < 0 || iy >= ih ? zero : ring + (iy % N) * slot_len;
     }
   };
   int64_t oy = 0;
-  const float* r[R];
+  prepare(-pad_t, R);
   if constexpr (ROWS == 2) {
     for (; oy + 2 <= oh; oy += 2) {
-      rows(S * oy - pad_t, r, R);
+      prepare(S * (oy + 2) - pad_t, R);
+      rows(S * oy - pad_t, R);
       conv_rows<W, K, S, 2>(r, phase_len, wc, bias, lo, hi, yc + oy * ow, ow);
     }
   }
   for (; oy < oh; oy++) {
-    rows(S * oy - pad_t, r, K);
+    prepare(S * oy - pad_t, K);
+    rows(S * oy - pad_t, K);
     conv_rows<W, K, S, 1>(r, phase_len, wc, bias, lo, hi, yc + oy * ow, ow);
   }
 }
