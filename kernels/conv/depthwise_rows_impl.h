@@ -1,16 +1,14 @@
 // Depthwise row kernels: square 3x3 / 5x5 kernels, stride 1 or 2, no dilation, 2-D. GCC vector
-// extensions, W floats per vector, so the same source serves every ISA. One output row per pass
-// with the K*K tap vectors, the bias and the clamp bounds in registers (K = 3 on AVX2: 13 of the
-// 16 ymm registers). A row of ow outputs is covered by vectors at ox = 0, W, 2W, ... and a last
-// one at ow - W that overlaps its neighbour (so every store is a whole vector, when ow >= W).
-//
-// In "padded row" coordinates (P[j] = x[j - pad], zero outside the row), output ox of tap kx reads
-// P[S * ox + kx].
-// - Stride 1 reads the input rows in place: only the vectors whose window crosses a row end
-//   (the first and the last one or two) read a short zero-padded copy of that end, made once per
-//   input row in a small ring. Rows above/below the image read a zero row.
-// - Stride 2 splits each input row once into its even and odd padded columns (vector deinterleave,
-//   scalar only at the row ends), so each tap is one unit-stride load.
+// extensions, W floats per vector, so the same source serves every ISA.
+// - Row path: each input row is transformed once into a small ring so that every tap is one
+//   unaligned unit-stride vector load: stride 1 copies it zero-padded (whole vectors), stride 2
+//   splits it into its even and odd padded columns (vector deinterleave, scalar only at the row
+//   ends). Rows above/below the image read a zero row. A pass computes two output rows, sharing
+//   the loads of their common input rows, in a noinline function that holds the K*K tap vectors,
+//   the bias and the clamp bounds in registers (K = 3 on AVX2: 12 of the 16 ymm registers). A row
+//   of ow outputs is covered by vectors at ox = 0, W, 2W, ... and a last one at ow - W that
+//   overlaps its neighbour, so every store is a whole vector (when ow >= W). The next pass's
+//   rows are transformed before the current pass runs.
 // - Small planes (ow <= kCblockMaxWidth) go through depthwise_cblock: W channels in the lanes, the
 //   planes transposed in and out with W x W register transposes.
 // Included by kernels/conv/depthwise_impl.h (anonymous namespace, compiled once per ISA).
@@ -52,27 +50,37 @@ inline void store_row_vec(float* dst, typename RowVec<W>::type v, int64_t n) {
   }
 }
 
-// The even and odd lanes of the 2W floats (a, b).
+// The even and odd floats of the 2W at s.
 template <int W>
-inline void deinterleave(typename RowVec<W>::type a, typename RowVec<W>::type b,
-                         typename RowVec<W>::type& even, typename RowVec<W>::type& odd) {
+inline void deinterleave(const float* s, typename RowVec<W>::type& even,
+                         typename RowVec<W>::type& odd) {
   using I = typename RowVec<W>::index;
   if constexpr (W == 8) {
-    // In-lane shuffles then one cross-lane permute each (2 instructions on AVX2 instead of 3).
-    even = __builtin_shuffle(__builtin_shuffle(a, b, I{0, 2, 8, 10, 4, 6, 12, 14}),
-                             I{0, 1, 4, 5, 2, 3, 6, 7});
-    odd = __builtin_shuffle(__builtin_shuffle(a, b, I{1, 3, 9, 11, 5, 7, 13, 15}),
-                            I{0, 1, 4, 5, 2, 3, 6, 7});
-  } else if constexpr (W == 2) {
-    even = __builtin_shuffle(a, b, I{0, 2});
-    odd = __builtin_shuffle(a, b, I{1, 3});
-  } else if constexpr (W == 4) {
-    even = __builtin_shuffle(a, b, I{0, 2, 4, 6});
-    odd = __builtin_shuffle(a, b, I{1, 3, 5, 7});
+    // Gather 128-bit halves as lo = s[0..4) s[8..12), hi = s[4..8) s[12..16) (a load and an
+    // insert each), then one in-lane shuffle per result: no cross-lane permute.
+    typedef float Half __attribute__((vector_size(16)));
+    auto half = [](const float* p) {
+      Half h;
+      __builtin_memcpy(&h, p, sizeof(h));
+      return h;
+    };
+    const auto lo = __builtin_shufflevector(half(s), half(s + 8), 0, 1, 2, 3, 4, 5, 6, 7);
+    const auto hi = __builtin_shufflevector(half(s + 4), half(s + 12), 0, 1, 2, 3, 4, 5, 6, 7);
+    even = __builtin_shuffle(lo, hi, I{0, 2, 8, 10, 4, 6, 12, 14});
+    odd = __builtin_shuffle(lo, hi, I{1, 3, 9, 11, 5, 7, 13, 15});
   } else {
-    static_assert(W == 16, "vector width");
-    even = __builtin_shuffle(a, b, I{0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30});
-    odd = __builtin_shuffle(a, b, I{1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31});
+    const auto a = load_row_vec<W>(s), b = load_row_vec<W>(s + W);
+    if constexpr (W == 2) {
+      even = __builtin_shuffle(a, b, I{0, 2});
+      odd = __builtin_shuffle(a, b, I{1, 3});
+    } else if constexpr (W == 4) {
+      even = __builtin_shuffle(a, b, I{0, 2, 4, 6});
+      odd = __builtin_shuffle(a, b, I{1, 3, 5, 7});
+    } else {
+      static_assert(W == 16, "vector width");
+      even = __builtin_shuffle(a, b, I{0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30});
+      odd = __builtin_shuffle(a, b, I{1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31});
+    }
   }
 }
 
@@ -192,7 +200,7 @@ void split_row_s2(const float* __restrict src, int64_t iw, int64_t pad, int64_t 
     const int64_t t = std::min(t0, t_hi);
     const float* s = src + 2 * t - pad;
     V e, o;
-    deinterleave<W>(load_row_vec<W>(s), load_row_vec<W>(s + W), e, o);
+    deinterleave<W>(s, e, o);
     store_vec<W>(even + t, e);
     store_vec<W>(odd + t, o);
   }
@@ -418,14 +426,21 @@ void depthwise_cblock(const DepthwiseArgs& a, int64_t c0, float* t, float* o) {
   }
 }
 
-// Output rows at most this wide go through depthwise_cblock (whole blocks of channels).
-constexpr int64_t kCblockMaxWidth = 16;
+// Planes whose output rows are at most this wide go through depthwise_cblock (whole blocks of
+// channels): measured on AVX2, the transposes cost less than the row path's per-row work and
+// padded lanes up to 28-wide rows (mobilenet_v2's 28x28 layers: 1.3-1.6x faster), not at 56.
+// Very tall planes stay on the row path, whose scratch does not grow with the height.
+constexpr int64_t kCblockMaxWidth = 32;
+constexpr int64_t kCblockMaxFloats = int64_t{1} << 18;
+inline bool use_cblock(const ConvGeometry& g) {
+  return g.out[2] <= kCblockMaxWidth && depthwise_cblock_floats(g, 16) <= kCblockMaxFloats;
+}
 
 template <int W, int K, int S>
 void depthwise_rows_run(const DepthwiseArgs& a, int64_t c0, int64_t c1, float* buffer) {
   const ConvGeometry& g = a.geo;
   constexpr int CW = W < 4 ? 4 : W;
-  if (g.out[2] <= kCblockMaxWidth && c1 - c0 >= CW) {
+  if (use_cblock(g) && c1 - c0 >= CW) {
     float* t = buffer;
     float* o = buffer + cblock_rows(g) * cblock_cols(g) * CW;
     for (int64_t i = 0; i < cblock_rows(g) * cblock_cols(g) * CW; i++) t[i] = 0.0f;
@@ -445,7 +460,7 @@ void depthwise_rows_run(const DepthwiseArgs& a, int64_t c0, int64_t c1, float* b
 // Floats of scratch depthwise_rows_run needs (an upper bound over W <= 16).
 inline int64_t depthwise_rows_buffer_size(const ConvGeometry& g) {
   const int64_t rows = rows_buffer_bound(g);
-  const int64_t cblock = g.out[2] <= kCblockMaxWidth ? depthwise_cblock_floats(g, 16) : 0;
+  const int64_t cblock = use_cblock(g) ? depthwise_cblock_floats(g, 16) : 0;
   return std::max(rows, cblock);
 }
 

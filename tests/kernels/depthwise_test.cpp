@@ -136,12 +136,16 @@ TEST(KernelsDepthwiseRows, TallPlanesEveryIsa) {
             }
           }
         }
+        // Narrow but so tall that the channel blocks' scratch would be too big: whole blocks of
+        // channels through the row path.
+        Case p{18, 0, 18, 700, 20, k, s, 1, 1, 1, 1, true, false};
+        if (!check(p, isa, rng)) return;
       }
     }
   }
 }
 
-// Small planes (output rows <= 16 wide take the channel-block path for whole blocks of the
+// Small planes (output rows <= 32 wide take the channel-block path for whole blocks of the
 // vector width): channel counts 1..37 with random sub-ranges, so blocks, tails through the row
 // path and untouched channels all occur; planes smaller than a vector too (scalar transposes).
 TEST(KernelsDepthwiseBlocks, ChannelCountsAndSmallPlanesEveryIsa) {
@@ -154,7 +158,7 @@ TEST(KernelsDepthwiseBlocks, ChannelCountsAndSmallPlanesEveryIsa) {
       const int64_t k = pick(0, 1) ? 5 : 3, s = pick(1, 2);
       const int64_t channels = pick(1, 37), c0 = pick(0, channels / 3);
       const int64_t c1 = pick(0, 2) ? channels : pick(c0 + 1, channels);
-      const int64_t iw = pick(1, 16 * s + 2), ih = pick(1, 18);
+      const int64_t iw = pick(1, 32 * s + 2), ih = pick(1, 18);
       Case p{channels,
              c0,
              c1,
