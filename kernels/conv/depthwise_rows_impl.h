@@ -331,41 +331,56 @@ inline int64_t depthwise_cblock_floats(const ConvGeometry& g, int64_t w) {
 }
 
 // t [ph][pw][W] = the padded planes of channels c0.. c0 + W (the border is left as it is).
+// Input pixel (y, x) goes to padded (y + pad_t, x + pad_l) when that is inside the buffer (the
+// output may not reach the last rows / columns).
 template <int W>
-void cblock_transpose_in(const DepthwiseArgs& a, int64_t c0, float* t) {
+void cblock_transpose_in(const DepthwiseArgs& a, int64_t c0, float* __restrict t) {
   using V = typename RowVec<W>::type;
   const ConvGeometry& g = a.geo;
-  const int64_t ih = g.in[1], iw = g.in[2], n = ih * iw;
+  const int64_t ih = g.in[1], iw = g.in[2], n = ih * iw, pad_t = g.pad[1], pad_l = g.pad[2];
   const int64_t ph = cblock_rows(g), pw = cblock_cols(g);
-  // Pixel p = (y, x) of the input goes to padded (y + pad_t, x + pad_l) when that is inside the
-  // buffer (the output may not reach the last rows / columns).
-  auto dest = [&](int64_t p) -> float* {
-    const int64_t py = p / iw + g.pad[1], px = p % iw + g.pad[2];
-    return py < ph && px < pw ? t + (py * pw + px) * W : nullptr;
-  };
-  const float* x0 = a.x + c0 * n;
-  if (n < W) {
-    for (int64_t p = 0; p < n; p++) {
-      float* d = dest(p);
-      if (!d) continue;
-      for (int c = 0; c < W; c++) d[c] = x0[c * n + p];
+  const int64_t rows = std::min(ih, ph - pad_t), cols = std::min(iw, pw - pad_l);
+  const float* __restrict x0 = a.x + c0 * n;
+  if (rows <= 0 || cols <= 0) return;
+  if (iw >= W) {
+    // Row by row, W pixels at a time (the last chunk of a row overlaps its neighbour).
+    for (int64_t y = 0; y < rows; y++) {
+      const float* src = x0 + y * iw;
+      float* dst = t + ((y + pad_t) * pw + pad_l) * W;
+      for (int64_t x0c = 0; x0c < iw; x0c += W) {
+        const int64_t x = std::min(x0c, iw - W);
+        V r[W];
+        for (int c = 0; c < W; c++) r[c] = load_row_vec<W>(src + c * n + x);
+        transpose<W>(r);
+        if (x + W <= cols) {
+          for (int j = 0; j < W; j++) store_vec<W>(dst + (x + j) * W, r[j]);
+        } else {
+          for (int j = 0; j < W && x + j < cols; j++) store_vec<W>(dst + (x + j) * W, r[j]);
+        }
+      }
     }
     return;
   }
-  for (int64_t p0 = 0; p0 < n; p0 += W) {
-    const int64_t p = std::min(p0, n - W);  // the last chunk overlaps its neighbour
+  // Rows narrower than a vector: W pixels of the flat plane at a time.
+  int64_t p0 = 0;
+  for (; p0 + W <= n; p0 += W) {
     V r[W];
-    for (int c = 0; c < W; c++) r[c] = load_row_vec<W>(x0 + c * n + p);
+    for (int c = 0; c < W; c++) r[c] = load_row_vec<W>(x0 + c * n + p0);
     transpose<W>(r);
-    int64_t y = p / iw, x = p % iw;
+    int64_t y = p0 / iw, x = p0 % iw;
     for (int j = 0; j < W; j++) {
-      const int64_t py = y + g.pad[1], px = x + g.pad[2];
-      if (py < ph && px < pw) store_vec<W>(t + (py * pw + px) * W, r[j]);
+      if (y < rows && x < cols) store_vec<W>(t + ((y + pad_t) * pw + x + pad_l) * W, r[j]);
       if (++x == iw) {
         x = 0;
         y++;
       }
     }
+  }
+  for (int64_t p = p0; p < n; p++) {
+    const int64_t y = p / iw, x = p % iw;
+    if (y >= rows || x >= cols) continue;
+    float* d = t + ((y + pad_t) * pw + x + pad_l) * W;
+    for (int c = 0; c < W; c++) d[c] = x0[c * n + p];
   }
 }
 
@@ -396,14 +411,15 @@ void depthwise_cblock(const DepthwiseArgs& a, int64_t c0, float* t, float* o) {
   for (int64_t oy = 0; oy < oh; oy++) {
     for (int64_t ox = 0; ox < ow; ox++) {
       const float* base = t + (oy * S * pw + ox * S) * W;
-      V acc = bv;
+      V acc = bv, acc1 = V{};  // even / odd kernel rows: shorter FMA chains
 #pragma GCC unroll 5
       for (int ky = 0; ky < K; ky++) {
 #pragma GCC unroll 5
         for (int kx = 0; kx < K; kx++) {
-          acc += wv[ky * K + kx] * load_row_vec<W>(base + (ky * pw + kx) * W);
+          (ky % 2 ? acc1 : acc) += wv[ky * K + kx] * load_row_vec<W>(base + (ky * pw + kx) * W);
         }
       }
+      acc += acc1;
       acc = acc < lov ? lov : acc;
       acc = acc > hiv ? hiv : acc;
       store_vec<W>(o + (oy * ow + ox) * W, acc);
