@@ -127,6 +127,12 @@ int register_all() {
         ->Args({960, 7, 1, 3})
         ->Args({144, 56, 1, 5})
         ->Args({240, 28, 2, 5})
+        // The rest of mobilenet_v2's depthwise layers.
+        ->Args({32, 112, 1, 3})
+        ->Args({192, 28, 1, 3})
+        ->Args({192, 28, 2, 3})
+        ->Args({384, 14, 1, 3})
+        ->Args({576, 14, 2, 3})
         ->Unit(benchmark::kMicrosecond);
     // squeezenet1_1 fire expand 3x3 convs, mobilenet_v2's first conv.
     benchmark::RegisterBenchmark(("conv_im2col/" + name).c_str(), conv_im2col, isa)

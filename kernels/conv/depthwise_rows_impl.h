@@ -1,9 +1,16 @@
-// Depthwise row kernel: square 3x3 / 5x5 kernels, stride 1 or 2, no dilation, 2-D. Computes whole
-// output rows with the K*K taps held in registers (GCC vector extensions, W floats per vector, so
-// the same source serves every ISA). Each input row is first copied once into a small ring of
-// zero-padded rows, split by stride phase (x-polyphase: phase f holds padded columns f, f+s, ...),
-// so every tap is one unaligned unit-stride vector load; rows above/below the image read a zero
-// row. Stride 1 computes two output rows per pass, sharing the loads of their common input rows.
+// Depthwise row kernels: square 3x3 / 5x5 kernels, stride 1 or 2, no dilation, 2-D. GCC vector
+// extensions, W floats per vector, so the same source serves every ISA.
+// - Row path: each input row is transformed once into a small ring so that every tap is one
+//   unaligned unit-stride vector load: stride 1 copies it zero-padded (whole vectors), stride 2
+//   splits it into its even and odd padded columns (vector deinterleave, scalar only at the row
+//   ends). Rows above/below the image read a zero row. A pass computes two output rows, sharing
+//   the loads of their common input rows, in a noinline function that holds the K*K tap vectors,
+//   the bias and the clamp bounds in registers (K = 3 on AVX2: 12 of the 16 ymm registers). A row
+//   of ow outputs is covered by vectors at ox = 0, W, 2W, ... and a last one at ow - W that
+//   overlaps its neighbour, so every store is a whole vector (when ow >= W). The next pass's
+//   rows are transformed before the current pass runs.
+// - Small planes (ow <= kCblockMaxWidth) go through depthwise_cblock: W channels in the lanes, the
+//   planes transposed in and out with W x W register transposes.
 // Included by kernels/conv/depthwise_impl.h (anonymous namespace, compiled once per ISA).
 #pragma once
 
@@ -18,6 +25,7 @@ namespace {
 template <int W>
 struct RowVec {
   typedef float type __attribute__((vector_size(W * 4)));
+  typedef int index __attribute__((vector_size(W * 4)));
 };
 
 template <int W>
@@ -27,120 +35,278 @@ inline typename RowVec<W>::type load_row_vec(const float* p) {
   return v;
 }
 
-// The layout of one transformed (padded, phase-split) input row.
-struct RowLayout {
-  int64_t stride;     // 1 or 2
-  int64_t pad;        // leading columns of zeros
-  int64_t phase_len;  // floats per phase
-  int64_t row_len;    // stride * phase_len
-};
-
-// dst (row_len floats) = padded input row `src` (iw floats), split into stride phases:
-// dst[f * phase_len + t] = src[t * stride + f - pad], 0 outside the row.
-inline void transform_row(const float* __restrict src, int64_t iw, const RowLayout& l,
-                          float* __restrict dst) {
-  for (int64_t f = 0; f < l.stride; f++) {
-    float* d = dst + f * l.phase_len;
-    // Valid t: 0 <= t * stride + f - pad < iw.
-    int64_t first = l.pad - f;  // t * stride >= first
-    int64_t lo = first <= 0 ? 0 : (first + l.stride - 1) / l.stride;
-    int64_t end = iw + l.pad - f;  // t * stride < end
-    int64_t hi = end <= 0 ? 0 : (end + l.stride - 1) / l.stride;
-    lo = std::min(lo, l.phase_len);
-    hi = std::clamp(hi, lo, l.phase_len);
-    for (int64_t t = 0; t < lo; t++) d[t] = 0.0f;
-    const float* s = src + (f - l.pad);
-    if (l.stride == 1) {
-      std::memcpy(d + lo, s + lo, static_cast<size_t>(hi - lo) * sizeof(float));
-    } else {
-      for (int64_t t = lo; t < hi; t++) d[t] = s[2 * t];
-    }
-    for (int64_t t = hi; t < l.phase_len; t++) d[t] = 0.0f;
-  }
+template <int W>
+inline void store_vec(float* p, typename RowVec<W>::type v) {
+  __builtin_memcpy(p, &v, sizeof(v));
 }
 
 // Stores v's first min(W, n) lanes at dst.
 template <int W>
 inline void store_row_vec(float* dst, typename RowVec<W>::type v, int64_t n) {
   if (n >= W) {
-    __builtin_memcpy(dst, &v, sizeof(v));
+    store_vec<W>(dst, v);
   } else {
-    float tmp[W];
-    __builtin_memcpy(tmp, &v, sizeof(v));
-    for (int64_t i = 0; i < n; i++) dst[i] = tmp[i];
+    for (int64_t i = 0; i < n; i++) dst[i] = v[i];
   }
 }
 
-// One channel. `ring`: (K + 1) * row_len floats; `zero`: row_len zeros.
-template <int W, int K, int S>
-void depthwise_rows_channel(const float* __restrict xc, const float* __restrict wc, float bias,
-                            float* __restrict yc, const ConvGeometry& g, float lo, float hi,
-                            const RowLayout& l, float* ring, const float* zero) {
-  using V = typename RowVec<W>::type;
-  constexpr int R = K + 1;  // ring slots: the K + 1 rows two stride-1 output rows need
-  const int64_t ih = g.in[1], iw = g.in[2], oh = g.out[1], ow = g.out[2], pad_t = g.pad[1];
-  int64_t tag[R];
-  for (int i = 0; i < R; i++) tag[i] = -1;
-  auto row = [&](int64_t iy) -> const float* {
-    if (iy < 0 || iy >= ih) return zero;
-    int64_t slot = iy % R;
-    float* dst = ring + slot * l.row_len;
-    if (tag[slot] != iy) {
-      transform_row(xc + iy * iw, iw, l, dst);
-      tag[slot] = iy;
+// The even and odd floats of the 2W at s.
+template <int W>
+inline void deinterleave(const float* s, typename RowVec<W>::type& even,
+                         typename RowVec<W>::type& odd) {
+  using I = typename RowVec<W>::index;
+  if constexpr (W == 8) {
+    // Gather 128-bit halves as lo = s[0..4) s[8..12), hi = s[4..8) s[12..16) (a load and an
+    // insert each), then one in-lane shuffle per result: no cross-lane permute.
+    typedef float Half __attribute__((vector_size(16)));
+    auto half = [](const float* p) {
+      Half h;
+      __builtin_memcpy(&h, p, sizeof(h));
+      return h;
+    };
+    const auto lo = __builtin_shufflevector(half(s), half(s + 8), 0, 1, 2, 3, 4, 5, 6, 7);
+    const auto hi = __builtin_shufflevector(half(s + 4), half(s + 12), 0, 1, 2, 3, 4, 5, 6, 7);
+    even = __builtin_shuffle(lo, hi, I{0, 2, 8, 10, 4, 6, 12, 14});
+    odd = __builtin_shuffle(lo, hi, I{1, 3, 9, 11, 5, 7, 13, 15});
+  } else {
+    const auto a = load_row_vec<W>(s), b = load_row_vec<W>(s + W);
+    if constexpr (W == 2) {
+      even = __builtin_shuffle(a, b, I{0, 2});
+      odd = __builtin_shuffle(a, b, I{1, 3});
+    } else if constexpr (W == 4) {
+      even = __builtin_shuffle(a, b, I{0, 2, 4, 6});
+      odd = __builtin_shuffle(a, b, I{1, 3, 5, 7});
+    } else {
+      static_assert(W == 16, "vector width");
+      even = __builtin_shuffle(a, b, I{0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30});
+      odd = __builtin_shuffle(a, b, I{1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31});
     }
-    return dst;
-  };
-  V wv[K][K];
-#pragma GCC unroll 5
-  for (int ky = 0; ky < K; ky++) {
-#pragma GCC unroll 5
-    for (int kx = 0; kx < K; kx++) wv[ky][kx] = V{} + wc[ky * K + kx];
   }
+}
+
+// In-place transpose of the W x W matrix whose rows are r[0..W).
+template <int W>
+inline void transpose(typename RowVec<W>::type (&r)[W]) {
+  using V = typename RowVec<W>::type;
+  using I = typename RowVec<W>::index;
+  if constexpr (W == 8) {
+    // unpack lo/hi, 64-bit pair shuffles, 128-bit halves: 24 in-lane or lane-swap shuffles.
+    V t[8], u[8];
+    for (int i = 0; i < 8; i += 2) {
+      t[i] = __builtin_shuffle(r[i], r[i + 1], I{0, 8, 1, 9, 4, 12, 5, 13});
+      t[i + 1] = __builtin_shuffle(r[i], r[i + 1], I{2, 10, 3, 11, 6, 14, 7, 15});
+    }
+    for (int i = 0; i < 8; i += 4) {
+      for (int j = 0; j < 2; j++) {
+        u[i + 2 * j] = __builtin_shuffle(t[i + j], t[i + j + 2], I{0, 1, 8, 9, 4, 5, 12, 13});
+        u[i + 2 * j + 1] = __builtin_shuffle(t[i + j], t[i + j + 2], I{2, 3, 10, 11, 6, 7, 14, 15});
+      }
+    }
+    // u[0..3]: columns (0,4), (1,5), (2,6), (3,7) of rows 0-3 (low half / high half); u[4..7]
+    // the same for rows 4-7.
+    for (int j = 0; j < 4; j++) {
+      r[j] = __builtin_shuffle(u[j], u[j + 4], I{0, 1, 2, 3, 8, 9, 10, 11});
+      r[j + 4] = __builtin_shuffle(u[j], u[j + 4], I{4, 5, 6, 7, 12, 13, 14, 15});
+    }
+  } else {
+    // log2(W) rounds of zips: out[2i] = zip_lo(in[i], in[i + W/2]), out[2i+1] = zip_hi(...).
+    static_assert(W == 4 || W == 16, "vector width");
+    I lo, hi;
+    for (int i = 0; i < W / 2; i++) {
+      lo[2 * i] = i;
+      lo[2 * i + 1] = W + i;
+      hi[2 * i] = W / 2 + i;
+      hi[2 * i + 1] = W + W / 2 + i;
+    }
+    constexpr int rounds = W == 4 ? 2 : 4;
+    for (int round = 0; round < rounds; round++) {
+      V t[W];
+      for (int i = 0; i < W / 2; i++) {
+        t[2 * i] = __builtin_shuffle(r[i], r[i + W / 2], lo);
+        t[2 * i + 1] = __builtin_shuffle(r[i], r[i + W / 2], hi);
+      }
+      for (int i = 0; i < W; i++) r[i] = t[i];
+    }
+  }
+}
+
+// Where the output vectors of one row start: v * W for v < count - 1, the last at ow - W (or 0
+// when ow < W: then it is stored partially).
+struct RowVectors {
+  int64_t w, count, last;
+  RowVectors(int64_t ow, int64_t width)
+      : w(width), count((ow + width - 1) / width), last(std::max<int64_t>(0, ow - width)) {}
+  int64_t at(int64_t v) const { return v == count - 1 ? last : v * w; }
+};
+
+// Each ring slot holds one input row transformed for unit-stride taps: for stride 1 the padded row
+// P[0, phase_len); for stride 2 its even padded columns P[0], P[2], ... (phase_len floats) then
+// its odd ones. Tap (i, kx) of the output vector at ox reads slot i at
+// (kx % S) * phase_len + ox + kx / S.
+inline int64_t rows_phase_len(int64_t ow, int64_t w, int64_t k, int64_t s) {
+  return std::max(ow, w) + (k - 1) / s;
+}
+
+// Floats of scratch the row path needs, for any W <= 16: a zero row and the ring (kRingSlots).
+inline int64_t rows_buffer_bound(const ConvGeometry& g) {
+  const int64_t k = g.kernel[1], s = g.stride[1];
+  return (1 + k + 3 * s) * s * rows_phase_len(g.out[2], 16, k, s);
+}
+
+// dst[0, len) = the padded row: src[j - pad] for pad <= j < pad + iw, zero elsewhere.
+template <int W>
+inline void pad_row(const float* __restrict src, int64_t iw, int64_t pad, int64_t len,
+                    float* __restrict dst) {
+  const int64_t lead = std::min(pad, len), n = std::max<int64_t>(0, std::min(iw, len - pad));
+  for (int64_t j = 0; j < lead; j++) dst[j] = 0.0f;
+  float* d = dst + lead;
+  if (n >= W) {
+    // Whole vectors, the last one overlapping its neighbour.
+    for (int64_t i = 0; i < n; i += W) {
+      const int64_t at = std::min(i, n - W);
+      store_vec<W>(d + at, load_row_vec<W>(src + at));
+    }
+  } else {
+    for (int64_t i = 0; i < n; i++) d[i] = src[i];
+  }
+  for (int64_t j = lead + n; j < len; j++) dst[j] = 0.0f;
+}
+
+// dst = the even then the odd padded columns of src: even[t] = P[2t], odd[t] = P[2t + 1] for t in
+// [0, phase_len), P[j] = src[j - pad] inside the row, 0 outside. Inlined into its one caller
+// (~6% on 112-wide rows: no call per row).
+template <int W>
+__attribute__((always_inline)) inline void split_row_s2(const float* __restrict src, int64_t iw,
+                                                        int64_t pad, int64_t phase_len,
+                                                        float* __restrict dst) {
+  using V = typename RowVec<W>::type;
+  float* even = dst;
+  float* odd = dst + phase_len;
+  auto scalar = [&](int64_t t0, int64_t t1) {
+    for (int64_t t = t0; t < t1; t++) {
+      const int64_t x = 2 * t - pad;
+      even[t] = x >= 0 && x < iw ? src[x] : 0.0f;
+      odd[t] = x + 1 >= 0 && x + 1 < iw ? src[x + 1] : 0.0f;
+    }
+  };
+  // Chunks of W columns at t read src[2t - pad, 2t - pad + 2W): inside the row for t in
+  // [t_lo, t_hi]; the last chunk overlaps its neighbour.
+  const int64_t t_lo = (pad + 1) / 2;
+  const int64_t t_hi = std::min((iw + pad) / 2 - W, phase_len - W);
+  if (t_hi < t_lo) {
+    scalar(0, phase_len);
+    return;
+  }
+  scalar(0, t_lo);
+  for (int64_t t0 = t_lo; t0 < t_hi + W; t0 += W) {
+    const int64_t t = std::min(t0, t_hi);
+    const float* s = src + 2 * t - pad;
+    V e, o;
+    deinterleave<W>(s, e, o);
+    store_vec<W>(even + t, e);
+    store_vec<W>(odd + t, o);
+  }
+  scalar(t_hi + W, phase_len);
+}
+
+// ROWS (1 or 2) output rows from the ring rows r[0, K + S * (ROWS - 1)); the second output row
+// reads r[S, S + K), sharing loads with the first. The taps, bias and bounds are loaded here, so
+// that they live in registers for the loop only (not across the row transforms' calls). Two
+// partial sums per output row (even / odd kernel rows) shorten the FMA chains.
+template <int W, int K, int S, int ROWS>
+__attribute__((noinline)) void conv_rows(const float* const* r, int64_t phase_len,
+                                         const float* __restrict wc, float bias, float lo, float hi,
+                                         float* __restrict y0, int64_t ow) {
+  using V = typename RowVec<W>::type;
+  V wv[K * K];
+#pragma GCC unroll 25
+  for (int j = 0; j < K * K; j++) wv[j] = V{} + wc[j];
   const V bv = V{} + bias, lov = V{} + lo, hiv = V{} + hi;
   auto finish = [&](V acc) {
     acc = acc < lov ? lov : acc;  // NaN stays NaN, like the reference
     return acc > hiv ? hiv : acc;
   };
-  const int64_t pl = l.phase_len;
-  int64_t oy = 0;
-  if constexpr (S == 1) {
-    for (; oy + 2 <= oh; oy += 2) {
-      const float* r[K + 1];
-      for (int i = 0; i <= K; i++) r[i] = row(oy - pad_t + i);
-      float* y0 = yc + oy * ow;
-      float* y1 = y0 + ow;
-      for (int64_t ox = 0; ox < ow; ox += W) {
-        V a0 = bv, a1 = bv;
-#pragma GCC unroll 6
-        for (int i = 0; i <= K; i++) {
+  float* y1 = y0 + ow;
+  auto step = [&](int64_t ox, bool full) {
+    V a0 = bv, a1 = bv, b0 = V{}, b1 = V{};
+#pragma GCC unroll 7
+    for (int i = 0; i < K + S * (ROWS - 1); i++) {
 #pragma GCC unroll 5
-          for (int kx = 0; kx < K; kx++) {
-            V x = load_row_vec<W>(r[i] + ox + kx);
-            if (i < K) a0 += wv[i][kx] * x;
-            if (i > 0) a1 += wv[i - 1][kx] * x;
-          }
-        }
-        store_row_vec<W>(y0 + ox, finish(a0), ow - ox);
-        store_row_vec<W>(y1 + ox, finish(a1), ow - ox);
+      for (int kx = 0; kx < K; kx++) {
+        const V x = load_row_vec<W>(r[i] + (kx % S) * phase_len + ox + kx / S);
+        if (i < K) (i % 2 ? b0 : a0) += wv[i * K + kx] * x;
+        if (ROWS == 2 && i >= S) ((i - S) % 2 ? b1 : a1) += wv[(i - S) * K + kx] * x;
       }
+    }
+    if (full) {
+      store_vec<W>(y0 + ox, finish(a0 + b0));
+      if (ROWS == 2) store_vec<W>(y1 + ox, finish(a1 + b1));
+    } else {
+      store_row_vec<W>(y0 + ox, finish(a0 + b0), ow - ox);
+      if (ROWS == 2) store_row_vec<W>(y1 + ox, finish(a1 + b1), ow - ox);
+    }
+  };
+  const RowVectors rv(ow, W);
+  for (int64_t v = 0; v + 1 < rv.count; v++) step(v * W, true);
+  step(rv.last, ow >= W);
+}
+
+// Output rows per pass: two share the loads of their common input rows (K - 1 of K + 1 for
+// stride 1, K - 2 of K + 2 for stride 2) and halve the per-pass overhead.
+template <int S>
+constexpr int kRowsPerPass = 2;
+// Input rows of one pass, and ring slots: one pass's rows and the next pass's.
+template <int K, int S>
+constexpr int kPassRows = K + S*(kRowsPerPass<S> - 1);
+template <int K, int S>
+constexpr int kRingSlots = kPassRows<K, S> + S* kRowsPerPass<S>;
+
+// One channel. `ring`: kRingSlots slots of S * phase_len floats; `zero`: as many zeros. The rows
+// of the next pass are transformed before this pass computes: the stores of the transform have
+// retired by the time the pass loads them (an unaligned load straddling two in-flight stores
+// cannot be forwarded and waits).
+template <int W, int K, int S>
+void depthwise_rows_channel(const float* __restrict xc, const float* __restrict wc, float bias,
+                            float* __restrict yc, const ConvGeometry& g, float lo, float hi,
+                            int64_t phase_len, const float* zero, float* ring) {
+  constexpr int ROWS = kRowsPerPass<S>, R = kPassRows<K, S>, N = kRingSlots<K, S>;
+  const int64_t ih = g.in[1], iw = g.in[2], oh = g.out[1], ow = g.out[2], pad_t = g.pad[1];
+  const int64_t pad = g.pad[2], slot_len = S * phase_len;
+  int64_t tag[N];
+  for (int i = 0; i < N; i++) tag[i] = -1;
+  // Transforms input rows [iy0, iy0 + n) into the ring (those not there yet).
+  auto prepare = [&](int64_t iy0, int n) {
+    for (int64_t iy = std::max<int64_t>(iy0, 0); iy < std::min(iy0 + n, ih); iy++) {
+      if (tag[iy % N] == iy) continue;
+      float* slot = ring + (iy % N) * slot_len;
+      if constexpr (S == 1) {
+        pad_row<W>(xc + iy * iw, iw, pad, phase_len, slot);
+      } else {
+        split_row_s2<W>(xc + iy * iw, iw, pad, phase_len, slot);
+      }
+      tag[iy % N] = iy;
+    }
+  };
+  const float* r[R];
+  auto rows = [&](int64_t iy0, int n) {
+    for (int i = 0; i < n; i++) {
+      const int64_t iy = iy0 + i;
+      r[i] = iy < 0 || iy >= ih ? zero : ring + (iy % N) * slot_len;
+    }
+  };
+  int64_t oy = 0;
+  prepare(-pad_t, R);
+  if constexpr (ROWS == 2) {
+    for (; oy + 2 <= oh; oy += 2) {
+      prepare(S * (oy + 2) - pad_t, R);
+      rows(S * oy - pad_t, R);
+      conv_rows<W, K, S, 2>(r, phase_len, wc, bias, lo, hi, yc + oy * ow, ow);
     }
   }
   for (; oy < oh; oy++) {
-    const float* r[K];
-    for (int i = 0; i < K; i++) r[i] = row(oy * S - pad_t + i);
-    float* y0 = yc + oy * ow;
-    for (int64_t ox = 0; ox < ow; ox += W) {
-      V a0 = bv;
-#pragma GCC unroll 5
-      for (int ky = 0; ky < K; ky++) {
-#pragma GCC unroll 5
-        for (int kx = 0; kx < K; kx++) {
-          a0 += wv[ky][kx] * load_row_vec<W>(r[ky] + (kx % S) * pl + ox + kx / S);
-        }
-      }
-      store_row_vec<W>(y0 + ox, finish(a0), ow - ox);
-    }
+    prepare(S * oy - pad_t, K);
+    rows(S * oy - pad_t, K);
+    conv_rows<W, K, S, 1>(r, phase_len, wc, bias, lo, hi, yc + oy * ow, ow);
   }
 }
 
@@ -153,9 +319,9 @@ inline bool depthwise_rows_supported(const ConvGeometry& g) {
 }
 
 // Small planes (narrow rows waste vector lanes and pay per-row overhead): W channels at a time,
-// channels in vector lanes. The block's planes are transposed into a zero-padded [y][x][W] buffer,
-// each output pixel is K*K vector FMAs with per-channel tap vectors, and the [oy][ox][W] results
-// are transposed back. `buffer`: depthwise_cblock_floats() floats.
+// channels in vector lanes. The block's planes are transposed into a zero-padded [y][x][W] buffer
+// (whose border stays zero from block to block), each output pixel is K*K vector FMAs with
+// per-channel tap vectors, and the [oy][ox][W] results are transposed back.
 inline int64_t cblock_rows(const ConvGeometry& g) {
   return (g.out[1] - 1) * g.stride[1] + g.kernel[1];
 }
@@ -166,96 +332,154 @@ inline int64_t depthwise_cblock_floats(const ConvGeometry& g, int64_t w) {
   return (cblock_rows(g) * cblock_cols(g) + g.out_size()) * w;
 }
 
-template <int W, int K, int S>
-void depthwise_cblock(const DepthwiseArgs& a, int64_t c0, float* buffer) {
+// t [ph][pw][W] = the padded planes of channels c0.. c0 + W (the border is left as it is).
+// Input pixel (y, x) goes to padded (y + pad_t, x + pad_l) when that is inside the buffer (the
+// output may not reach the last rows / columns).
+template <int W>
+void cblock_transpose_in(const DepthwiseArgs& a, int64_t c0, float* __restrict t) {
   using V = typename RowVec<W>::type;
   const ConvGeometry& g = a.geo;
-  const int64_t ih = g.in[1], iw = g.in[2], oh = g.out[1], ow = g.out[2];
+  const int64_t ih = g.in[1], iw = g.in[2], n = ih * iw, pad_t = g.pad[1], pad_l = g.pad[2];
   const int64_t ph = cblock_rows(g), pw = cblock_cols(g);
-  float* t = buffer;                // [ph][pw][W]
-  float* o = buffer + ph * pw * W;  // [oh][ow][W]
-  for (int64_t i = 0; i < ph * pw * W; i++) t[i] = 0.0f;
-  for (int64_t c = 0; c < W; c++) {
-    const float* xc = a.x + (c0 + c) * g.in_size();
-    for (int64_t py = 0; py < ph; py++) {
-      const int64_t iy = py - g.pad[1];
-      if (iy < 0 || iy >= ih) continue;
-      const int64_t px0 = std::max<int64_t>(0, g.pad[2]);
-      const int64_t px1 = std::min<int64_t>(pw, iw + g.pad[2]);
-      const float* src = xc + iy * iw - g.pad[2];
-      float* dst = t + py * pw * W + c;
-      for (int64_t px = px0; px < px1; px++) dst[px * W] = src[px];
+  const int64_t rows = std::min(ih, ph - pad_t), cols = std::min(iw, pw - pad_l);
+  const float* __restrict x0 = a.x + c0 * n;
+  if (rows <= 0 || cols <= 0) return;
+  if (iw >= W) {
+    // Row by row, W pixels at a time (the last chunk of a row overlaps its neighbour).
+    for (int64_t y = 0; y < rows; y++) {
+      const float* src = x0 + y * iw;
+      float* dst = t + ((y + pad_t) * pw + pad_l) * W;
+      for (int64_t x0c = 0; x0c < iw; x0c += W) {
+        const int64_t x = std::min(x0c, iw - W);
+        V r[W];
+        for (int c = 0; c < W; c++) r[c] = load_row_vec<W>(src + c * n + x);
+        transpose<W>(r);
+        if (x + W <= cols) {
+          for (int j = 0; j < W; j++) store_vec<W>(dst + (x + j) * W, r[j]);
+        } else {
+          for (int j = 0; j < W && x + j < cols; j++) store_vec<W>(dst + (x + j) * W, r[j]);
+        }
+      }
+    }
+    return;
+  }
+  // Rows narrower than a vector: W pixels of the flat plane at a time.
+  int64_t p0 = 0;
+  for (; p0 + W <= n; p0 += W) {
+    V r[W];
+    for (int c = 0; c < W; c++) r[c] = load_row_vec<W>(x0 + c * n + p0);
+    transpose<W>(r);
+    int64_t y = p0 / iw, x = p0 % iw;
+    for (int j = 0; j < W; j++) {
+      if (y < rows && x < cols) store_vec<W>(t + ((y + pad_t) * pw + x + pad_l) * W, r[j]);
+      if (++x == iw) {
+        x = 0;
+        y++;
+      }
     }
   }
+  for (int64_t p = p0; p < n; p++) {
+    const int64_t y = p / iw, x = p % iw;
+    if (y >= rows || x >= cols) continue;
+    float* d = t + ((y + pad_t) * pw + x + pad_l) * W;
+    for (int c = 0; c < W; c++) d[c] = x0[c * n + p];
+  }
+}
+
+template <int W, int K, int S>
+void depthwise_cblock(const DepthwiseArgs& a, int64_t c0, float* t, float* o) {
+  using V = typename RowVec<W>::type;
+  const ConvGeometry& g = a.geo;
+  const int64_t oh = g.out[1], ow = g.out[2];
+  const int64_t pw = cblock_cols(g);
+  cblock_transpose_in<W>(a, c0, t);
   V wv[K * K];
-  for (int j = 0; j < K * K; j++) {
-    float lanes[W];
-    for (int c = 0; c < W; c++) lanes[c] = a.w[(c0 + c) * K * K + j];
-    __builtin_memcpy(&wv[j], lanes, sizeof(V));
-  }
-  V bv, lov = V{} + a.min, hiv = V{} + a.max;
   {
-    float lanes[W];
-    for (int c = 0; c < W; c++) lanes[c] = a.bias ? a.bias[c0 + c] : 0.0f;
-    __builtin_memcpy(&bv, lanes, sizeof(V));
+    V r[W];
+    const float* w0 = a.w + c0 * K * K;
+    for (int j0 = 0; j0 < K * K; j0 += W) {
+      // Taps j0.. of each channel: rows of a W x W block (taps past K*K are not used).
+      for (int c = 0; c < W; c++) {
+        float lanes[W];
+        for (int j = 0; j < W; j++) lanes[j] = j0 + j < K * K ? w0[c * K * K + j0 + j] : 0.0f;
+        r[c] = load_row_vec<W>(lanes);
+      }
+      transpose<W>(r);
+      for (int j = 0; j < W && j0 + j < K * K; j++) wv[j0 + j] = r[j];
+    }
   }
+  V bv = V{}, lov = V{} + a.min, hiv = V{} + a.max;
+  if (a.bias) bv = load_row_vec<W>(a.bias + c0);
   for (int64_t oy = 0; oy < oh; oy++) {
     for (int64_t ox = 0; ox < ow; ox++) {
       const float* base = t + (oy * S * pw + ox * S) * W;
-      V acc = bv;
+      V acc = bv, acc1 = V{};  // even / odd kernel rows: shorter FMA chains
 #pragma GCC unroll 5
       for (int ky = 0; ky < K; ky++) {
 #pragma GCC unroll 5
         for (int kx = 0; kx < K; kx++) {
-          acc += wv[ky * K + kx] * load_row_vec<W>(base + (ky * pw + kx) * W);
+          (ky % 2 ? acc1 : acc) += wv[ky * K + kx] * load_row_vec<W>(base + (ky * pw + kx) * W);
         }
       }
+      acc += acc1;
       acc = acc < lov ? lov : acc;
       acc = acc > hiv ? hiv : acc;
-      __builtin_memcpy(o + (oy * ow + ox) * W, &acc, sizeof(V));
+      store_vec<W>(o + (oy * ow + ox) * W, acc);
     }
   }
   const int64_t os = g.out_size();
-  for (int64_t c = 0; c < W; c++) {
-    float* yc = a.y + (c0 + c) * os;
-    const float* src = o + c;
-    for (int64_t i = 0; i < os; i++) yc[i] = src[i * W];
+  float* y0 = a.y + c0 * os;
+  if (os < W) {
+    for (int64_t c = 0; c < W; c++) {
+      for (int64_t i = 0; i < os; i++) y0[c * os + i] = o[i * W + c];
+    }
+    return;
+  }
+  for (int64_t p0 = 0; p0 < os; p0 += W) {
+    const int64_t p = std::min(p0, os - W);
+    V r[W];
+    for (int j = 0; j < W; j++) r[j] = load_row_vec<W>(o + (p + j) * W);
+    transpose<W>(r);
+    for (int c = 0; c < W; c++) store_vec<W>(y0 + c * os + p, r[c]);
   }
 }
 
-// Output rows at most this wide go through depthwise_cblock (whole blocks of channels).
-constexpr int64_t kCblockMaxWidth = 16;
+// Planes whose output rows are at most this wide go through depthwise_cblock (whole blocks of
+// channels): measured on AVX2, the transposes cost less than the row path's per-row work and
+// padded lanes up to 28-wide rows (mobilenet_v2's 28x28 layers: 1.3-1.6x faster), not at 56.
+// Very tall planes stay on the row path, whose scratch does not grow with the height.
+constexpr int64_t kCblockMaxWidth = 32;
+constexpr int64_t kCblockMaxFloats = int64_t{1} << 18;
+inline bool use_cblock(const ConvGeometry& g) {
+  return g.out[2] <= kCblockMaxWidth && depthwise_cblock_floats(g, 16) <= kCblockMaxFloats;
+}
 
 template <int W, int K, int S>
 void depthwise_rows_run(const DepthwiseArgs& a, int64_t c0, int64_t c1, float* buffer) {
   const ConvGeometry& g = a.geo;
-  if (g.out[2] <= kCblockMaxWidth) {
-    constexpr int CW = W < 4 ? 4 : W;
-    for (; c0 + CW <= c1; c0 += CW) depthwise_cblock<CW, K, S>(a, c0, buffer);
+  constexpr int CW = W < 4 ? 4 : W;
+  if (use_cblock(g) && c1 - c0 >= CW) {
+    float* t = buffer;
+    float* o = buffer + cblock_rows(g) * cblock_cols(g) * CW;
+    for (int64_t i = 0; i < cblock_rows(g) * cblock_cols(g) * CW; i++) t[i] = 0.0f;
+    for (; c0 + CW <= c1; c0 += CW) depthwise_cblock<CW, K, S>(a, c0, t, o);
     if (c0 == c1) return;
   }
-  RowLayout l;
-  l.stride = S;
-  l.pad = g.pad[2];
-  const int64_t ow_vec = (g.out[2] + W - 1) / W * W;
-  l.phase_len = ow_vec + (K - 1) / S;
-  l.row_len = S * l.phase_len;
+  const int64_t phase_len = rows_phase_len(g.out[2], W, K, S);
   float* zero = buffer;
-  float* ring = buffer + l.row_len;
-  for (int64_t i = 0; i < l.row_len; i++) zero[i] = 0.0f;
+  for (int64_t i = 0; i < S * phase_len; i++) zero[i] = 0.0f;
   for (int64_t c = c0; c < c1; c++) {
     depthwise_rows_channel<W, K, S>(a.x + c * g.in_size(), a.w + c * K * K,
                                     a.bias ? a.bias[c] : 0.0f, a.y + c * g.out_size(), g, a.min,
-                                    a.max, l, ring, zero);
+                                    a.max, phase_len, zero, buffer + S * phase_len);
   }
 }
 
 // Floats of scratch depthwise_rows_run needs (an upper bound over W <= 16).
 inline int64_t depthwise_rows_buffer_size(const ConvGeometry& g) {
-  const int64_t k = g.kernel[1], s = g.stride[1];
-  const int64_t row_len = s * ((g.out[2] + 15) / 16 * 16 + (k - 1) / s);
-  const int64_t cblock = g.out[2] <= kCblockMaxWidth ? depthwise_cblock_floats(g, 16) : 0;
-  return std::max((k + 2) * row_len, cblock);
+  const int64_t rows = rows_buffer_bound(g);
+  const int64_t cblock = use_cblock(g) ? depthwise_cblock_floats(g, 16) : 0;
+  return std::max(rows, cblock);
 }
 
 template <int W>

@@ -167,9 +167,17 @@ void ConvPacked::compute(const TensorRefs& inputs, const kernels::ConvGeometry& 
       int64_t per_channel = std::max<int64_t>(1, os * kernel_size_);
       int threads = static_cast<int>(
           std::clamp<int64_t>(out_channels_ * per_channel / 32768, 1, num_threads()));
+      // Split on whole blocks of 8 channels: the kernel handles small planes a vector width of
+      // channels at a time (8 on AVX2, 4 on NEON), so no thread gets a ragged tail of channels
+      // that take the slower row path.
+      constexpr int64_t kBlock = 8;
+      const int64_t blocks = (out_channels_ + kBlock - 1) / kBlock;
       parallel_for(
-          out_channels_,
-          [&](int64_t c0, int64_t c1) { kernels::depthwise_conv_f32(a, c0, c1, isa); }, threads);
+          blocks,
+          [&](int64_t b0, int64_t b1) {
+            kernels::depthwise_conv_f32(a, b0 * kBlock, std::min(b1 * kBlock, out_channels_), isa);
+          },
+          threads);
     }
     return;
   }
