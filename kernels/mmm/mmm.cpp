@@ -139,12 +139,18 @@ void mmm(const MicroKernel& kernel, int64_t m, int64_t n, int64_t k, const Panel
   };
 
   const TileArgs base = base_args(ep, c, ldc);
-  // A partial tile (rows < mr or cols < nr): computed whole into `edge` (nr floats per row), then
-  // its rows x cols corner copied out. Without residual or accumulate (which read C), the tile's
+  // A partial tile (rows < mr or cols < nr): by the kernel's edge tile when it has one, straight
+  // into C. Otherwise computed whole into `edge` (nr floats per row), then its rows x cols corner
+  // copied out. Without residual or accumulate (which read C), the tile's
   // own vectorized epilogue runs on it, with the row / column operands padded to a whole tile;
   // otherwise the portable apply_epilogue does (same operations in the same order either way).
   auto edge_tile = [&](const float* ap, const float* bp, int64_t i0, int64_t j0, int64_t rows,
                        int64_t cols, float* edge) {
+    if (kernel.edge) {
+      kernel.edge(k, ap, bp, tile_args(base, i0, j0), static_cast<int>(rows),
+                  static_cast<int>(cols));
+      return;
+    }
     if (ep.residual || ep.accumulate) {
       kernel.tile(k, ap, bp, plain_args(edge, nr));
       apply_epilogue(edge, nr, rows, cols, i0, j0, ep, c, ldc);
