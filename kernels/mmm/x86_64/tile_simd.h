@@ -55,29 +55,38 @@ inline void simd_tile(int64_t k, const float* __restrict a, const float* __restr
   auto load = [&](const float* p, int j) {
     return (Edge && j == NV - 1 && masked) ? S::maskload(p, mask) : S::loadu(p);
   };
+  // One pass over the accumulators per feature: each feature is tested once per tile, not once
+  // per output vector (the accumulators stay in registers either way).
+  auto each = [&](auto&& f) {
 #pragma GCC unroll 16
-  for (int i = 0; i < R; i++) {
-    float* c = t.c + i * t.ldc;
-    const V rs = t.row_scale ? S::set1(t.row_scale[i]) : zero;
-    const V rb = t.row_bias ? S::set1(t.row_bias[i]) : zero;
+    for (int i = 0; i < R; i++) {
 #pragma GCC unroll 4
-    for (int j = 0; j < NV; j++) {
-      V v = acc[i][j];
-      if (t.row_scale) v = S::mul(v, rs);
-      if (t.col_scale) v = S::mul(v, load(t.col_scale + j * W, j));
-      if (t.row_bias) v = S::add(v, rb);
-      if (t.col_bias) v = S::add(v, load(t.col_bias + j * W, j));
-      if (t.residual) v = S::add(v, load(t.residual + i * t.residual_ld + j * W, j));
-      if (t.accumulate) v = S::add(v, load(c + j * W, j));
-      if (t.leaky) v = S::add(S::max(v, zero), S::mul(alpha, S::min(v, zero)));
-      if (t.clamp) v = S::min(S::max(v, lo), hi);
-      if (Edge && j == NV - 1 && masked) {
-        S::maskstore(c + j * W, mask, v);
-      } else {
-        S::storeu(c + j * W, v);
-      }
+      for (int j = 0; j < NV; j++) f(acc[i][j], i, j);
     }
+  };
+  if (t.row_scale) each([&](V& v, int i, int) { v = S::mul(v, S::set1(t.row_scale[i])); });
+  if (t.col_scale) each([&](V& v, int, int j) { v = S::mul(v, load(t.col_scale + j * W, j)); });
+  if (t.row_bias) each([&](V& v, int i, int) { v = S::add(v, S::set1(t.row_bias[i])); });
+  if (t.col_bias) each([&](V& v, int, int j) { v = S::add(v, load(t.col_bias + j * W, j)); });
+  if (t.residual) {
+    each([&](V& v, int i, int j) {
+      v = S::add(v, load(t.residual + i * t.residual_ld + j * W, j));
+    });
   }
+  if (t.accumulate) {
+    each([&](V& v, int i, int j) { v = S::add(v, load(t.c + i * t.ldc + j * W, j)); });
+  }
+  if (t.leaky) {
+    each([&](V& v, int, int) { v = S::add(S::max(v, zero), S::mul(alpha, S::min(v, zero))); });
+  }
+  if (t.clamp) each([&](V& v, int, int) { v = S::min(S::max(v, lo), hi); });
+  each([&](V& v, int i, int j) {
+    if (Edge && j == NV - 1 && masked) {
+      S::maskstore(t.c + i * t.ldc + j * W, mask, v);
+    } else {
+      S::storeu(t.c + i * t.ldc + j * W, v);
+    }
+  });
 }
 
 // The full MR x NVP*W tile (a TileFn body).
