@@ -110,10 +110,86 @@ struct SimdEdgeTable {
   static constexpr std::array<Fn, MR* NVP> fns = make(std::make_index_sequence<MR * NVP>());
 };
 
+// The last few (COLS) columns of B, e.g. the 49th pixel of a 7x7 plane: one vector per column
+// holds the tile's MR rows (MR <= W), so a k step is one load of the A panel's MR values, COLS
+// broadcasts of B and COLS FMAs, where a row-vector edge tile would take MR broadcasts and MR FMAs
+// (each only COLS / W useful). U independent sums per column over interleaved k steps hide the
+// FMA latency; they are added at the end. The few outputs get the epilogue one by one.
+template <class S, int MR, int NVP, int COLS>
+void simd_column_tile(int64_t k, const float* __restrict a, const float* __restrict b,
+                      const TileArgs& t, int rows) {
+  static_assert(MR <= S::W && COLS >= 1);
+  using V = typename S::V;
+  constexpr int W = S::W, NR = NVP * W;
+  constexpr int U = COLS >= 4 ? 2 : 8 / COLS;
+  V acc[U][COLS];
+#pragma GCC unroll 8
+  for (int u = 0; u < U; u++) {
+#pragma GCC unroll 8
+    for (int j = 0; j < COLS; j++) acc[u][j] = S::zero();
+  }
+  // Steps whose W-lane load of A stays inside the panel (lanes past MR: the next steps' values,
+  // multiplied into lanes that are never stored); the rest load MR lanes under a mask.
+  const int64_t whole = k - (W - MR + MR - 1) / MR;
+  int64_t kk = 0;
+  for (; kk + U <= whole; kk += U) {
+#pragma GCC unroll 8
+    for (int u = 0; u < U; u++) {
+      const V av = S::loadu(a + (kk + u) * MR);
+#pragma GCC unroll 8
+      for (int j = 0; j < COLS; j++) {
+        acc[u][j] = S::fmadd(av, S::set1(b[(kk + u) * NR + j]), acc[u][j]);
+      }
+    }
+  }
+  const typename S::Mask am = S::mask(MR);
+  for (; kk < k; kk++) {
+    const V av = S::maskload(a + kk * MR, am);
+#pragma GCC unroll 8
+    for (int j = 0; j < COLS; j++) acc[0][j] = S::fmadd(av, S::set1(b[kk * NR + j]), acc[0][j]);
+  }
+  alignas(64) float sums[COLS][W];
+#pragma GCC unroll 8
+  for (int j = 0; j < COLS; j++) {
+    V v = acc[0][j];
+#pragma GCC unroll 8
+    for (int u = 1; u < U; u++) v = S::add(v, acc[u][j]);
+    S::storeu(sums[j], v);
+  }
+  for (int i = 0; i < rows; i++) {
+    float* c = t.c + i * t.ldc;
+    for (int j = 0; j < COLS; j++) {
+      float v = sums[j][i];
+      if (t.row_scale) v *= t.row_scale[i];
+      if (t.col_scale) v *= t.col_scale[j];
+      if (t.row_bias) v += t.row_bias[i];
+      if (t.col_bias) v += t.col_bias[j];
+      if (t.residual) v += t.residual[i * t.residual_ld + j];
+      if (t.accumulate) v += c[j];
+      if (t.leaky && v < 0) v *= t.leaky_alpha;
+      if (t.clamp) v = v < t.min ? t.min : (v > t.max ? t.max : v);
+      c[j] = v;
+    }
+  }
+}
+
+// Up to this many columns, an edge tile is a column tile.
+constexpr int kColumnTileMax = 4;
+
 // An EdgeTileFn body: rows x cols (1..MR, 1..NVP*W) outputs of a tile, straight into C.
 template <class S, int MR, int NVP>
 inline void simd_edge_tile(int64_t k, const float* a, const float* b, const TileArgs& t, int rows,
                            int cols) {
+  if constexpr (MR <= S::W) {
+    using Fn = void (*)(int64_t, const float*, const float*, const TileArgs&, int);
+    static constexpr std::array<Fn, kColumnTileMax> by_cols = {
+        &simd_column_tile<S, MR, NVP, 1>, &simd_column_tile<S, MR, NVP, 2>,
+        &simd_column_tile<S, MR, NVP, 3>, &simd_column_tile<S, MR, NVP, 4>};
+    if (cols <= kColumnTileMax) {
+      by_cols[cols - 1](k, a, b, t, rows);
+      return;
+    }
+  }
   const int vectors = (cols + S::W - 1) / S::W;
   const int lanes = cols - (vectors - 1) * S::W;
   SimdEdgeTable<S, MR, NVP>::fns[(rows - 1) * NVP + vectors - 1](k, a, b, t, lanes);
