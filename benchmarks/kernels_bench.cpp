@@ -61,6 +61,8 @@ void shapes(benchmark::internal::Benchmark* b) {
   // classifier (one row).
   b->Args({64, 768, 256, 1})->Args({1000, 169, 512, 1})->Args({64, 3025, 16, 1});
   b->Args({1, 1000, 1280, 1});
+  // mobilenet_v2's projection 1x1 convs: few output channels, many pixels.
+  b->Args({16, 12544, 32, 1})->Args({24, 3136, 144, 1});
   b->Unit(benchmark::kMicrosecond);
 }
 

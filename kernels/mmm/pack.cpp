@@ -6,10 +6,33 @@
 
 namespace kiln::kernels {
 
+namespace {
+
+// Lanes contiguous, panel width a constant: each row copy is a few inlined moves instead of a
+// memcpy call (which costs more than copying 16 floats).
+template <int W>
+void pack_rows(const float* __restrict src, int64_t k, int64_t stride_k, float* __restrict dst) {
+  for (int64_t kk = 0; kk < k; kk++) {
+    std::memcpy(dst + kk * W, src + kk * stride_k, W * sizeof(float));
+  }
+}
+
+}  // namespace
+
 void pack_panel(const float* src, int64_t width, int64_t panel_width, int64_t k,
                 int64_t stride_lane, int64_t stride_k, float* dst) {
   if (stride_lane == 1 && width == panel_width) {
     // Lanes contiguous (B panels of a row-major matrix): one row copy per kk.
+    switch (panel_width) {
+      case 8:
+        return pack_rows<8>(src, k, stride_k, dst);
+      case 16:
+        return pack_rows<16>(src, k, stride_k, dst);
+      case 32:
+        return pack_rows<32>(src, k, stride_k, dst);
+      default:
+        break;
+    }
     for (int64_t kk = 0; kk < k; kk++) {
       std::memcpy(dst + kk * panel_width, src + kk * stride_k,
                   static_cast<size_t>(panel_width) * sizeof(float));
