@@ -17,6 +17,17 @@ void pack_rows(const float* __restrict src, int64_t k, int64_t stride_k, float* 
   }
 }
 
+// Lanes strided (A panels of a row-major matrix: a transpose), full width a constant: the lane
+// loop unrolls into W loads and stores per kk.
+template <int W>
+void gather_rows(const float* __restrict src, int64_t k, int64_t stride_lane, int64_t stride_k,
+                 float* __restrict dst) {
+  for (int64_t kk = 0; kk < k; kk++) {
+#pragma GCC unroll 16
+    for (int i = 0; i < W; i++) dst[kk * W + i] = src[i * stride_lane + kk * stride_k];
+  }
+}
+
 }  // namespace
 
 void pack_panel(const float* src, int64_t width, int64_t panel_width, int64_t k,
@@ -38,6 +49,20 @@ void pack_panel(const float* src, int64_t width, int64_t panel_width, int64_t k,
                   static_cast<size_t>(panel_width) * sizeof(float));
     }
     return;
+  }
+  if (width == panel_width) {
+    switch (panel_width) {
+      case 4:
+        return gather_rows<4>(src, k, stride_lane, stride_k, dst);
+      case 6:
+        return gather_rows<6>(src, k, stride_lane, stride_k, dst);
+      case 8:
+        return gather_rows<8>(src, k, stride_lane, stride_k, dst);
+      case 12:
+        return gather_rows<12>(src, k, stride_lane, stride_k, dst);
+      default:
+        break;
+    }
   }
   for (int64_t kk = 0; kk < k; kk++) {
     float* d = dst + kk * panel_width;
