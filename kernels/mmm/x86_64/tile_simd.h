@@ -26,24 +26,54 @@ inline void simd_tile(int64_t k, const float* __restrict a, const float* __restr
   using V = typename S::V;
   constexpr int W = S::W;
   constexpr int NR = NVP * W;
-  V acc[R][NV];
+  // Few accumulators (edge tiles of 1..2 rows) cannot hide the FMA latency: U independent sums
+  // over interleaved k steps, added at the end.
+  constexpr int U = R * NV <= 4 ? 2 : 1;
+  V acc[R][NV], acc2[U > 1 ? R : 1][NV];
 #pragma GCC unroll 16
   for (int i = 0; i < R; i++) {
 #pragma GCC unroll 4
     for (int j = 0; j < NV; j++) acc[i][j] = S::zero();
   }
-  for (int64_t kk = 0; kk < k; kk++) {
-    V bv[NV];
-#pragma GCC unroll 4
-    for (int j = 0; j < NV; j++) bv[j] = S::load(b + j * W);
+  if constexpr (U > 1) {
 #pragma GCC unroll 16
     for (int i = 0; i < R; i++) {
-      V av = S::set1(a[i]);
 #pragma GCC unroll 4
-      for (int j = 0; j < NV; j++) acc[i][j] = S::fmadd(av, bv[j], acc[i][j]);
+      for (int j = 0; j < NV; j++) acc2[i][j] = S::zero();
     }
+  }
+  // One k step into the accumulators `into`.
+  auto step = [&](const float* ak, const float* bk, V(&into)[R][NV]) {
+    V bv[NV];
+#pragma GCC unroll 4
+    for (int j = 0; j < NV; j++) bv[j] = S::load(bk + j * W);
+#pragma GCC unroll 16
+    for (int i = 0; i < R; i++) {
+      V av = S::set1(ak[i]);
+#pragma GCC unroll 4
+      for (int j = 0; j < NV; j++) into[i][j] = S::fmadd(av, bv[j], into[i][j]);
+    }
+  };
+  int64_t kk = 0;
+  if constexpr (U > 1) {
+    for (; kk + 2 <= k; kk += 2) {
+      step(a, b, acc);
+      step(a + MR, b + NR, acc2);
+      a += 2 * MR;
+      b += 2 * NR;
+    }
+  }
+  for (; kk < k; kk++) {
+    step(a, b, acc);
     a += MR;
     b += NR;
+  }
+  if constexpr (U > 1) {
+#pragma GCC unroll 16
+    for (int i = 0; i < R; i++) {
+#pragma GCC unroll 4
+      for (int j = 0; j < NV; j++) acc[i][j] = S::add(acc[i][j], acc2[i][j]);
+    }
   }
   // A local copy: stores into C cannot alias it, so its fields stay in registers.
   const TileArgs t = args;
