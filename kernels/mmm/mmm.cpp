@@ -219,7 +219,26 @@ void mmm(const MicroKernel& kernel, int64_t m, int64_t n, int64_t k, const Panel
       }
       for (int64_t ia = ia0; ia < ia1; ia++) {
         const float* ap = a_panel(ia);
-        for (int64_t jb = j; jb < je; jb++) tile(ap, panels[jb - j], ia, jb);
+        const int64_t i0 = ia * mr;
+        if (i0 + mr > m) {
+          for (int64_t jb = j; jb < je; jb++) tile(ap, panels[jb - j], ia, jb);
+          continue;
+        }
+        // Full rows: only the column offsets change from tile to tile.
+        const TileArgs row = tile_args(base, i0, 0);
+        for (int64_t jb = j; jb < je; jb++) {
+          const int64_t j0 = jb * nr;
+          if (j0 + nr > n) {
+            tile(ap, panels[jb - j], ia, jb);
+            continue;
+          }
+          TileArgs t = row;
+          t.c += j0;
+          if (t.col_scale) t.col_scale += j0;
+          if (t.col_bias) t.col_bias += j0;
+          if (t.residual) t.residual += j0;
+          kernel.tile(k, ap, panels[jb - j], t);
+        }
       }
     }
   };

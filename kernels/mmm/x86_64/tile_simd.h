@@ -75,8 +75,7 @@ inline void simd_tile(int64_t k, const float* __restrict a, const float* __restr
       for (int j = 0; j < NV; j++) acc[i][j] = S::add(acc[i][j], acc2[i][j]);
     }
   }
-  // A local copy: stores into C cannot alias it, so its fields stay in registers.
-  const TileArgs t = args;
+  const TileArgs& t = args;
   const V lo = S::set1(t.min), hi = S::set1(t.max), alpha = S::set1(t.leaky_alpha);
   const V zero = S::zero();
   const bool masked = Edge && last_lanes < W;
