@@ -196,6 +196,23 @@ TEST(KernelsMmm, EveryPartialTileShape) {
   }
 }
 
+// Kernels without an edge tile (NEON) compute partial tiles whole into a scratch tile: the same
+// kernels with their edge function removed take that path on any machine.
+TEST(KernelsMmm, ScratchTilePathForKernelsWithoutEdgeTiles) {
+  std::mt19937 rng(19);
+  for (const MicroKernel* k : kernels_here()) {
+    MicroKernel no_edge = *k;
+    no_edge.edge = nullptr;
+    int i = 0;
+    for (Case c : {Case{k->mr + 1, k->nr + 3, 9}, Case{2 * k->mr - 1, 1, 30}, Case{3, 49, 64}}) {
+      for (int mask : {0, 1 | 2 | 4 | 8 | 128, 16 | 32 | 64, 1 | 2 | 4 | 8 | 16 | 32 | 256 | 512}) {
+        check(no_edge, c, mask, i % 4, i % 3 == 1, 1 + i % 2, rng);
+        i++;
+      }
+    }
+  }
+}
+
 // Shapes of real layers whose tiles are mostly partial in one direction: 64 tokens (BERT), 7x7
 // and 13x13 planes, one row (a classifier), k up to 4096.
 TEST(KernelsMmm, LayerShapesWithPartialTiles) {
