@@ -4,6 +4,8 @@
 #include <atomic>
 #include <cmath>
 #include <cstdlib>
+#include <memory>
+#include <vector>
 
 #include "core/error.h"
 #include "core/threading.h"
@@ -53,6 +55,13 @@ Scratch& a_scratch() {
 }
 Scratch& b_scratch() {
   thread_local Scratch s(g_b_high_water);
+  return s;
+}
+// B block scratch for the chunks of a parallel mmm, owned by the calling thread and lent to
+// whichever thread runs each chunk: the caller sizes them all before the job, so workers never
+// allocate, however the chunks happen to be claimed in the warm-up runs.
+std::vector<std::unique_ptr<Scratch>>& chunk_scratch() {
+  thread_local std::vector<std::unique_ptr<Scratch>> s;
   return s;
 }
 Scratch& b_all_scratch() {
@@ -198,9 +207,11 @@ void mmm(const MicroKernel& kernel, int64_t m, int64_t n, int64_t k, const Panel
   const int64_t b_panel_bytes = b_panel_size * 4;
   const int64_t block = std::clamp<int64_t>(kBlockBytes / std::max<int64_t>(b_panel_bytes, 1), 1,
                                             std::clamp<int64_t>(b_panels, 1, kMaxBlock));
-  auto run = [&](int64_t ia0, int64_t ia1, int64_t jb0, int64_t jb1, const float* b_all) {
-    const bool own = !b_all && !b.prepacked();
-    float* buf = own ? b_scratch().get(static_cast<size_t>(block * b_panel_size)) : nullptr;
+  // `buf`: block * b_panel_size floats for packing B panels, unless B is prepacked or in b_all.
+  const bool pack_b = !b.prepacked();
+  const size_t block_floats = static_cast<size_t>(block * b_panel_size);
+  auto run = [&](int64_t ia0, int64_t ia1, int64_t jb0, int64_t jb1, const float* b_all,
+                 float* buf) {
     const float* panels[kMaxBlock];
     for (int64_t j = jb0; j < jb1; j += block) {
       const int64_t je = std::min(jb1, j + block);
@@ -250,16 +261,31 @@ void mmm(const MicroKernel& kernel, int64_t m, int64_t n, int64_t k, const Panel
   if (threads > useful) threads = static_cast<int>(useful);
 
   if (threads <= 1) {
-    run(0, a_panels, 0, b_panels, nullptr);
+    run(0, a_panels, 0, b_panels, nullptr, pack_b ? b_scratch().get(block_floats) : nullptr);
     return;
   }
   // Threads take contiguous ranges of B panels, or of A panels when B has too few panels to
   // share or A is much larger (late 1x1 convs): then a per-run B is packed once, up front.
   const int64_t a_bytes = a_panels * a_panel_size * 4, b_bytes = b_panels * b_panel_bytes;
   const bool split_a = b_panels < 2 * threads || (a_bytes > 2 * b_bytes && a_panels >= threads);
-  if (!split_a || (!b.prepacked() && b_bytes > kPackAllBytes)) {
+  if (!split_a || (pack_b && b_bytes > kPackAllBytes)) {
+    // parallel_for's chunk c covers [b_panels * c / chunks, b_panels * (c + 1) / chunks).
+    const int chunks = static_cast<int>(std::min<int64_t>(threads, b_panels));
+    auto& bufs = chunk_scratch();
+    while (bufs.size() < static_cast<size_t>(chunks)) {
+      bufs.push_back(std::make_unique<Scratch>(g_b_high_water));
+    }
+    if (pack_b) {
+      for (int ch = 0; ch < chunks; ch++) bufs[ch]->get(block_floats);
+    }
     parallel_for(
-        b_panels, [&](int64_t j0, int64_t j1) { run(0, a_panels, j0, j1, nullptr); }, threads);
+        b_panels,
+        [&](int64_t j0, int64_t j1) {
+          int ch = 0;
+          while (ch + 1 < chunks && b_panels * (ch + 1) / chunks <= j0) ch++;
+          run(0, a_panels, j0, j1, nullptr, pack_b ? bufs[ch]->get(block_floats) : nullptr);
+        },
+        threads);
     return;
   }
   const float* b_all = nullptr;
@@ -273,7 +299,7 @@ void mmm(const MicroKernel& kernel, int64_t m, int64_t n, int64_t k, const Panel
     b_all = buf;
   }
   parallel_for(
-      a_panels, [&](int64_t i0, int64_t i1) { run(i0, i1, 0, b_panels, b_all); }, threads);
+      a_panels, [&](int64_t i0, int64_t i1) { run(i0, i1, 0, b_panels, b_all, nullptr); }, threads);
 }
 
 }  // namespace kiln::kernels
