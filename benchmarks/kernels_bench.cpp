@@ -23,8 +23,9 @@ void peak(benchmark::State& state, Isa isa) {
       benchmark::Counter::kIsRate);
 }
 
-// C[m,n] = A[m,k] * B[k,n]; `packed_b`: B packed once (weights), else packed per run.
-void matmul(benchmark::State& state, Isa isa, bool packed_b) {
+// C[m,n] = A[m,k] * B[k,n]. `packed_b`: B packed once (weights: MatMul, Gemm), `packed_a`: A
+// packed once (weights: convolutions); the other operand is packed per run.
+void matmul(benchmark::State& state, Isa isa, bool packed_b, bool packed_a) {
   const int64_t m = state.range(0), n = state.range(1), k = state.range(2);
   const int threads = static_cast<int>(state.range(3));
   std::mt19937 rng(1);
@@ -36,11 +37,14 @@ void matmul(benchmark::State& state, Isa isa, bool packed_b) {
   kiln::kernels::StridedSource sa(a.data(), m, k, k, 1, kernel.mr);
   kiln::kernels::StridedSource sb(b.data(), n, k, 1, n, kernel.nr);
   kiln::kernels::PackedMatrix pb(b.data(), n, k, 1, n, kernel.nr);
+  kiln::kernels::PackedMatrix pa(a.data(), m, k, k, 1, kernel.mr);
   const kiln::kernels::PanelSource& src_b =
       packed_b ? static_cast<const kiln::kernels::PanelSource&>(pb) : sb;
+  const kiln::kernels::PanelSource& src_a =
+      packed_a ? static_cast<const kiln::kernels::PanelSource&>(pa) : sa;
   kiln::kernels::Epilogue ep;
   for (auto _ : state) {
-    kiln::kernels::mmm(kernel, m, n, k, sa, src_b, ep, c.data(), n, threads);
+    kiln::kernels::mmm(kernel, m, n, k, src_a, src_b, ep, c.data(), n, threads);
     benchmark::ClobberMemory();
   }
   state.counters["GFLOP/s"] = benchmark::Counter(
@@ -53,6 +57,12 @@ void shapes(benchmark::internal::Benchmark* b) {
   b->Args({96, 12544, 16, 1})->Args({144, 3136, 24, 1})->Args({1280, 49, 320, 1});
   b->Args({960, 49, 160, 1})->Args({960, 49, 160, 2})->Args({16, 3025, 128, 1});
   b->Args({64, 1024, 256, 1})->Args({64, 256, 1024, 1});
+  // tiny_bert's QKV projection, a 13x13 1x1 conv, squeezenet's 64-channel 55x55 squeeze, a
+  // classifier (one row).
+  b->Args({64, 768, 256, 1})->Args({1000, 169, 512, 1})->Args({64, 3025, 16, 1});
+  b->Args({1, 1000, 1280, 1});
+  // mobilenet_v2's projection 1x1 convs: few output channels, many pixels.
+  b->Args({16, 12544, 32, 1})->Args({24, 3136, 144, 1});
   b->Unit(benchmark::kMicrosecond);
 }
 
@@ -116,8 +126,10 @@ int register_all() {
     std::string name = kiln::kernels::isa_name(isa);
     benchmark::RegisterBenchmark(("fma_peak/" + name).c_str(), peak, isa)
         ->Unit(benchmark::kMillisecond);
-    benchmark::RegisterBenchmark(("mmm/" + name).c_str(), matmul, isa, false)->Apply(shapes);
-    benchmark::RegisterBenchmark(("mmm_packed_b/" + name).c_str(), matmul, isa, true)
+    benchmark::RegisterBenchmark(("mmm/" + name).c_str(), matmul, isa, false, false)->Apply(shapes);
+    benchmark::RegisterBenchmark(("mmm_packed_b/" + name).c_str(), matmul, isa, true, false)
+        ->Apply(shapes);
+    benchmark::RegisterBenchmark(("mmm_packed_a/" + name).c_str(), matmul, isa, false, true)
         ->Apply(shapes);
     benchmark::RegisterBenchmark(("depthwise/" + name).c_str(), depthwise, isa)
         ->Args({144, 56, 1, 3})

@@ -4,6 +4,8 @@
 #include <atomic>
 #include <cmath>
 #include <cstdlib>
+#include <memory>
+#include <vector>
 
 #include "core/error.h"
 #include "core/threading.h"
@@ -39,6 +41,12 @@ class Scratch {
   size_t size_ = 0;
 };
 
+// B panels per block: as many as fit in kBlockBytes (a share of L2), at most kMaxBlock.
+constexpr int64_t kBlockBytes = 128 << 10;
+constexpr int64_t kMaxBlock = 512;
+// A per-run B up to this size is packed once for all threads when they split A.
+constexpr int64_t kPackAllBytes = 1 << 20;
+
 std::atomic<size_t> g_a_high_water{0}, g_b_high_water{0}, g_b_all_high_water{0};
 
 Scratch& a_scratch() {
@@ -47,6 +55,13 @@ Scratch& a_scratch() {
 }
 Scratch& b_scratch() {
   thread_local Scratch s(g_b_high_water);
+  return s;
+}
+// B block scratch for the chunks of a parallel mmm, owned by the calling thread and lent to
+// whichever thread runs each chunk: the caller sizes them all before the job, so workers never
+// allocate, however the chunks happen to be claimed in the warm-up runs.
+std::vector<std::unique_ptr<Scratch>>& chunk_scratch() {
+  thread_local std::vector<std::unique_ptr<Scratch>> s;
   return s;
 }
 Scratch& b_all_scratch() {
@@ -94,6 +109,38 @@ TileArgs plain_args(float* c, int64_t ldc) {
 
 }  // namespace
 
+// A partial tile for kernels without an edge tile: computed whole into a scratch tile (nr floats
+// per row), then its rows x cols corner copied out. Without residual or accumulate (which read C),
+// the tile's own vectorized epilogue runs on it, with the row / column operands padded to a whole
+// tile; otherwise the portable apply_epilogue does (same operations in the same order either way).
+[[gnu::noinline]] static void scratch_edge_tile(const MicroKernel& kernel, int64_t k,
+                                                const float* ap, const float* bp, TileArgs t,
+                                                const Epilogue& ep, int64_t i0, int64_t j0,
+                                                int64_t rows, int64_t cols, float* c, int64_t ldc) {
+  const int64_t mr = kernel.mr, nr = kernel.nr;
+  alignas(64) float edge[64 * 64];
+  if (ep.residual || ep.accumulate) {
+    kernel.tile(k, ap, bp, plain_args(edge, nr));
+    apply_epilogue(edge, nr, rows, cols, i0, j0, ep, c, ldc);
+    return;
+  }
+  alignas(64) float rs[64], rb[64], cs[64], cb[64];
+  t.c = edge;
+  t.ldc = nr;
+  auto pad = [](const float* src, int64_t n, int64_t width, float fill, float* dst) {
+    for (int64_t i = 0; i < width; i++) dst[i] = i < n ? src[i] : fill;
+    return dst;
+  };
+  if (t.row_scale && rows < mr) t.row_scale = pad(t.row_scale, rows, mr, 1.0f, rs);
+  if (t.row_bias && rows < mr) t.row_bias = pad(t.row_bias, rows, mr, 0.0f, rb);
+  if (t.col_scale && cols < nr) t.col_scale = pad(t.col_scale, cols, nr, 1.0f, cs);
+  if (t.col_bias && cols < nr) t.col_bias = pad(t.col_bias, cols, nr, 0.0f, cb);
+  kernel.tile(k, ap, bp, t);
+  for (int64_t i = 0; i < rows; i++) {
+    std::copy(edge + i * nr, edge + i * nr + cols, c + (i0 + i) * ldc + j0);
+  }
+}
+
 void apply_epilogue(const float* acc, int64_t ld_acc, int64_t rows, int64_t cols, int64_t i0,
                     int64_t j0, const Epilogue& ep, float* c, int64_t ldc) {
   bool clamp = !(std::isinf(ep.min) && ep.min < 0 && std::isinf(ep.max) && ep.max > 0);
@@ -139,52 +186,69 @@ void mmm(const MicroKernel& kernel, int64_t m, int64_t n, int64_t k, const Panel
   };
 
   const TileArgs base = base_args(ep, c, ldc);
-  // A partial tile (rows < mr or cols < nr): computed whole into `edge` (nr floats per row), then
-  // its rows x cols corner copied out. Without residual or accumulate (which read C), the tile's
-  // own vectorized epilogue runs on it, with the row / column operands padded to a whole tile;
-  // otherwise the portable apply_epilogue does (same operations in the same order either way).
-  auto edge_tile = [&](const float* ap, const float* bp, int64_t i0, int64_t j0, int64_t rows,
-                       int64_t cols, float* edge) {
-    if (ep.residual || ep.accumulate) {
-      kernel.tile(k, ap, bp, plain_args(edge, nr));
-      apply_epilogue(edge, nr, rows, cols, i0, j0, ep, c, ldc);
-      return;
-    }
-    alignas(64) float rs[64], rb[64], cs[64], cb[64];
-    TileArgs t = tile_args(base, i0, j0);
-    t.c = edge;
-    t.ldc = nr;
-    auto pad = [](const float* src, int64_t n, int64_t width, float fill, float* dst) {
-      for (int64_t i = 0; i < width; i++) dst[i] = i < n ? src[i] : fill;
-      return dst;
-    };
-    if (t.row_scale && rows < mr) t.row_scale = pad(t.row_scale, rows, mr, 1.0f, rs);
-    if (t.row_bias && rows < mr) t.row_bias = pad(t.row_bias, rows, mr, 0.0f, rb);
-    if (t.col_scale && cols < nr) t.col_scale = pad(t.col_scale, cols, nr, 1.0f, cs);
-    if (t.col_bias && cols < nr) t.col_bias = pad(t.col_bias, cols, nr, 0.0f, cb);
-    kernel.tile(k, ap, bp, t);
-    for (int64_t i = 0; i < rows; i++) {
-      std::copy(edge + i * nr, edge + i * nr + cols, c + (i0 + i) * ldc + j0);
+  // A partial tile (rows < mr or cols < nr) goes to the kernel's edge tile, straight into C;
+  // kernels without one compute it whole into a scratch tile (scratch_edge_tile).
+  auto tile = [&](const float* ap, const float* bp, int64_t ia, int64_t jb) {
+    const int64_t i0 = ia * mr, j0 = jb * nr;
+    const int64_t rows = std::min(mr, m - i0), cols = std::min(nr, n - j0);
+    if (rows == mr && cols == nr) {
+      kernel.tile(k, ap, bp, tile_args(base, i0, j0));
+    } else if (kernel.edge) {
+      kernel.edge(k, ap, bp, tile_args(base, i0, j0), static_cast<int>(rows),
+                  static_cast<int>(cols));
+    } else {
+      scratch_edge_tile(kernel, k, ap, bp, tile_args(base, i0, j0), ep, i0, j0, rows, cols, c, ldc);
     }
   };
 
-  // Rectangle of panels [ia0, ia1) x [jb0, jb1): B panel outer, so it stays in cache while the
-  // A panels stream past it.
-  auto run = [&](int64_t ia0, int64_t ia1, int64_t jb0, int64_t jb1) {
-    float* scratch = b.prepacked() ? nullptr : b_scratch().get(static_cast<size_t>(b_panel_size));
-    alignas(64) float edge[64 * 64];
-    for (int64_t jb = jb0; jb < jb1; jb++) {
-      const float* bp = b.panel(jb, scratch);
-      int64_t j0 = jb * nr;
-      int64_t cols = std::min(nr, n - j0);
+  // B is taken in blocks of panels that fit in (a share of) L2; within a block the A panel is
+  // outer: it stays in L1 while the block's B panels stream from L2, and C is written a few long
+  // rows at a time. A is then read once per block. `b_all`: every B panel packed already.
+  const int64_t b_panel_bytes = b_panel_size * 4;
+  const int64_t block = std::clamp<int64_t>(kBlockBytes / std::max<int64_t>(b_panel_bytes, 1), 1,
+                                            std::clamp<int64_t>(b_panels, 1, kMaxBlock));
+  // `buf`: block * b_panel_size floats for packing B panels, unless B is prepacked or in b_all.
+  const bool pack_b = !b.prepacked();
+  const size_t block_floats = static_cast<size_t>(block * b_panel_size);
+  auto run = [&](int64_t ia0, int64_t ia1, int64_t jb0, int64_t jb1, const float* b_all,
+                 float* buf) {
+    const float* panels[kMaxBlock];
+    for (int64_t j = jb0; j < jb1; j += block) {
+      const int64_t je = std::min(jb1, j + block);
+      for (int64_t jb = j; jb < je; jb++) {
+        if (b_all) {
+          panels[jb - j] = b_all + jb * b_panel_size;
+        } else if (b.prepacked()) {
+          panels[jb - j] = b.panel(jb, nullptr);
+        } else {
+          // Kept in the block's own slot: a source may reuse whatever else it returned.
+          float* dst = buf + (jb - j) * b_panel_size;
+          const float* got = b.panel(jb, dst);
+          if (got != dst) std::copy(got, got + b_panel_size, dst);
+          panels[jb - j] = dst;
+        }
+      }
       for (int64_t ia = ia0; ia < ia1; ia++) {
         const float* ap = a_panel(ia);
-        int64_t i0 = ia * mr;
-        int64_t rows = std::min(mr, m - i0);
-        if (rows == mr && cols == nr) {
-          kernel.tile(k, ap, bp, tile_args(base, i0, j0));
-        } else {
-          edge_tile(ap, bp, i0, j0, rows, cols, edge);
+        const int64_t i0 = ia * mr;
+        if (i0 + mr > m) {
+          for (int64_t jb = j; jb < je; jb++) tile(ap, panels[jb - j], ia, jb);
+          continue;
+        }
+        // Full rows: only the column offsets change from tile to tile.
+        const TileArgs row = tile_args(base, i0, 0);
+        for (int64_t jb = j; jb < je; jb++) {
+          const int64_t j0 = jb * nr;
+          if (j0 + nr > n) {
+            tile(ap, panels[jb - j], ia, jb);
+            continue;
+          }
+          TileArgs t = row;
+          t.c += j0;
+          if (t.col_scale) t.col_scale += j0;
+          if (t.col_bias) t.col_bias += j0;
+          if (t.residual) t.residual += j0;
+          kernel.tile(k, ap, panels[jb - j], t);
         }
       }
     }
@@ -196,53 +260,46 @@ void mmm(const MicroKernel& kernel, int64_t m, int64_t n, int64_t k, const Panel
   int64_t useful = std::max<int64_t>(1, fma / 65536);
   if (threads > useful) threads = static_cast<int>(useful);
 
-  // A much larger than a B that fits in L2 (few output columns: late 1x1 convs, small batches of
-  // tokens): pack all of B once, then A panel outer so each A panel is read from memory once
-  // while the B panels stay cached (B-panel-outer would stream all of A once per B panel).
-  const int64_t a_bytes = a_panels * a_panel_size * 4, b_bytes = b_panels * b_panel_size * 4;
-  if (!b.prepacked() && b_panels >= 2 && a_panels >= 2 && b_bytes <= (192 << 10) &&
-      a_bytes > 2 * b_bytes) {
-    float* b_all = b_all_scratch().get(static_cast<size_t>(b_panels * b_panel_size));
+  if (threads <= 1) {
+    run(0, a_panels, 0, b_panels, nullptr, pack_b ? b_scratch().get(block_floats) : nullptr);
+    return;
+  }
+  // Threads take contiguous ranges of B panels, or of A panels when B has too few panels to
+  // share or A is much larger (late 1x1 convs): then a per-run B is packed once, up front.
+  const int64_t a_bytes = a_panels * a_panel_size * 4, b_bytes = b_panels * b_panel_bytes;
+  const bool split_a = b_panels < 2 * threads || (a_bytes > 2 * b_bytes && a_panels >= threads);
+  if (!split_a || (pack_b && b_bytes > kPackAllBytes)) {
+    // parallel_for's chunk c covers [b_panels * c / chunks, b_panels * (c + 1) / chunks).
+    const int chunks = static_cast<int>(std::min<int64_t>(threads, b_panels));
+    auto& bufs = chunk_scratch();
+    while (bufs.size() < static_cast<size_t>(chunks)) {
+      bufs.push_back(std::make_unique<Scratch>(g_b_high_water));
+    }
+    if (pack_b) {
+      for (int ch = 0; ch < chunks; ch++) bufs[ch]->get(block_floats);
+    }
+    parallel_for(
+        b_panels,
+        [&](int64_t j0, int64_t j1) {
+          int ch = 0;
+          while (ch + 1 < chunks && b_panels * (ch + 1) / chunks <= j0) ch++;
+          run(0, a_panels, j0, j1, nullptr, pack_b ? bufs[ch]->get(block_floats) : nullptr);
+        },
+        threads);
+    return;
+  }
+  const float* b_all = nullptr;
+  if (!b.prepacked()) {
+    float* buf = b_all_scratch().get(static_cast<size_t>(b_panels * b_panel_size));
     for (int64_t p = 0; p < b_panels; p++) {
-      float* dst = b_all + p * b_panel_size;
+      float* dst = buf + p * b_panel_size;
       const float* got = b.panel(p, dst);
       if (got != dst) std::copy(got, got + b_panel_size, dst);
     }
-    auto run_a_outer = [&](int64_t ia0, int64_t ia1) {
-      alignas(64) float edge[64 * 64];
-      for (int64_t ia = ia0; ia < ia1; ia++) {
-        const float* ap = a_panel(ia);
-        int64_t i0 = ia * mr;
-        int64_t rows = std::min(mr, m - i0);
-        for (int64_t jb = 0; jb < b_panels; jb++) {
-          const float* bp = b_all + jb * b_panel_size;
-          int64_t j0 = jb * nr;
-          int64_t cols = std::min(nr, n - j0);
-          if (rows == mr && cols == nr) {
-            kernel.tile(k, ap, bp, tile_args(base, i0, j0));
-          } else {
-            edge_tile(ap, bp, i0, j0, rows, cols, edge);
-          }
-        }
-      }
-    };
-    if (threads <= 1) {
-      run_a_outer(0, a_panels);
-    } else {
-      parallel_for(a_panels, run_a_outer, threads);
-    }
-    return;
+    b_all = buf;
   }
-
-  if (threads <= 1) {
-    run(0, a_panels, 0, b_panels);
-  } else if (b_panels >= 2 * threads || b_panels >= a_panels) {
-    parallel_for(
-        b_panels, [&](int64_t j0, int64_t j1) { run(0, a_panels, j0, j1); }, threads);
-  } else {
-    parallel_for(
-        a_panels, [&](int64_t i0, int64_t i1) { run(i0, i1, 0, b_panels); }, threads);
-  }
+  parallel_for(
+      a_panels, [&](int64_t i0, int64_t i1) { run(i0, i1, 0, b_panels, b_all, nullptr); }, threads);
 }
 
 }  // namespace kiln::kernels

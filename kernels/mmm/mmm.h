@@ -7,7 +7,8 @@
 // convolutions). The fused epilogue (scale, bias, residual, accumulate, LeakyRelu, clamp) is
 // applied to the accumulators before the single store of each output.
 //
-// Adding an ISA (e.g. NEON) means writing one TileFn for it and listing it in kernels/mmm/isa.cpp.
+// Adding an ISA means writing one TileFn for it (and optionally an EdgeTileFn for partial tiles)
+// and listing it in kernels/mmm/isa.cpp.
 #pragma once
 
 #include <cstdint>
@@ -72,12 +73,20 @@ struct TileArgs {
 // (k >= 0; k == 0 gives zeros), then the epilogue described by `args`, then one store per output.
 // `a` and `b` are 64-byte aligned packed panels. Kernels may assume nothing else.
 using TileFn = void (*)(int64_t k, const float* a, const float* b, const TileArgs& args);
+// A partial tile: the same product and epilogue for the top-left `rows` x `cols` outputs only
+// (1 <= rows <= mr, 1 <= cols <= nr) of an mr x nr tile, whose panels are still mr and nr wide
+// (zero-padded). Reads and writes nothing of C (nor of the epilogue's column / residual operands)
+// outside those outputs, so it stores straight into C at the right and bottom borders.
+using EdgeTileFn = void (*)(int64_t k, const float* a, const float* b, const TileArgs& args,
+                            int rows, int cols);
 
 struct MicroKernel {
   const char* name;  // "mmm_f32_8x32_avx512"
   Isa isa;
   int mr, nr;
   TileFn tile;
+  // Null: mmm computes a partial tile as a full one into a scratch tile and copies its corner.
+  EdgeTileFn edge;
 };
 
 // The kernel of an ISA (throws when this build has none for it).

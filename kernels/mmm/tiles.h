@@ -1,5 +1,5 @@
-// The micro-kernels of every ISA this build has (see TileFn in kernels/mmm/mmm.h for the
-// contract). Named mmm tile, element type, mr x nr, ISA.
+// The micro-kernels of every ISA this build has (see TileFn and EdgeTileFn in kernels/mmm/mmm.h
+// for the contracts). Named tile (full) or edge (partial), element type, mr x nr, ISA.
 #pragma once
 
 #include "kernels/mmm/mmm.h"
@@ -7,9 +7,15 @@
 namespace kiln::kernels {
 
 void tile_f32_4x8_generic(int64_t k, const float* a, const float* b, const TileArgs& args);
+void edge_f32_4x8_generic(int64_t k, const float* a, const float* b, const TileArgs& args, int rows,
+                          int cols);
 #if defined(__x86_64__)
 void tile_f32_6x16_avx2(int64_t k, const float* a, const float* b, const TileArgs& args);
+void edge_f32_6x16_avx2(int64_t k, const float* a, const float* b, const TileArgs& args, int rows,
+                        int cols);
 void tile_f32_8x32_avx512(int64_t k, const float* a, const float* b, const TileArgs& args);
+void edge_f32_8x32_avx512(int64_t k, const float* a, const float* b, const TileArgs& args, int rows,
+                          int cols);
 #endif
 #if defined(__aarch64__)
 void tile_f32_12x8_neon(int64_t k, const float* a, const float* b, const TileArgs& args);

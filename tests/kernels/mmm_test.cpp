@@ -78,8 +78,9 @@ void check(const MicroKernel& kernel, const Case& c, int mask, int how, bool b_t
     return b_transposed ? b[j * c.k + kk] : b[kk * c.n + j];
   };
   EpilogueData e = make_epilogue(rng, mask, c.m, c.n);
+  // Two guard rows after C: tiles at the bottom border must not write past row m - 1.
   const int64_t ldc = c.n + 2;
-  auto out = random_vector(rng, c.m * ldc);
+  auto out = random_vector(rng, (c.m + 2) * ldc);
   auto before = out;
 
   int64_t b_sl = b_transposed ? c.k : 1, b_sk = b_transposed ? 1 : c.n;
@@ -120,6 +121,7 @@ void check(const MicroKernel& kernel, const Case& c, int mask, int how, bool b_t
     // Padding columns between rows are never written.
     for (int64_t j = c.n; j < ldc; j++) ASSERT_EQ(out[i * ldc + j], before[i * ldc + j]);
   }
+  for (int64_t i = c.m * ldc; i < (c.m + 2) * ldc; i++) ASSERT_EQ(out[i], before[i]);
   EXPECT_EQ(bad, 0);
 }
 
@@ -164,6 +166,62 @@ TEST(KernelsMmm, ManyRowsFewColumnsAPanelOuter) {
         check(*k, c, 1 | 2 | 4 | 8 | 16 | 32 | 128, 0, false, threads, rng);
         check(*k, c, 4 | 128 | 256, 1, true, threads, rng);
       }
+    }
+  }
+}
+
+// Every remainder of m by mr and of n by nr (1 .. 2 tiles + 1 in each direction), so every
+// rows x cols shape of a partial tile runs, with the epilogue features, operand sources, layouts
+// and thread counts rotating over the cases.
+TEST(KernelsMmm, EveryPartialTileShape) {
+  std::mt19937 rng(13);
+  const std::vector<int> masks = {0,
+                                  1 | 2 | 4 | 8,
+                                  16,
+                                  32,
+                                  64 | 128,
+                                  128,
+                                  128 | 256,
+                                  512 | 256,
+                                  2 | 8 | 16 | 32 | 64,
+                                  1 | 2 | 4 | 8 | 16 | 32 | 64 | 256 | 512};
+  for (const MicroKernel* k : kernels_here()) {
+    int i = 0;
+    for (int64_t m = 1; m <= 2 * k->mr + 1; m++) {
+      for (int64_t n = 1; n <= 2 * k->nr + 1; n++, i++) {
+        const int64_t depth = (i % 3 == 0) ? 1 : (i % 3 == 1 ? 7 : 40);
+        check(*k, {m, n, depth}, masks[i % masks.size()], i % 4, i % 5 == 2, 1 + i % 2, rng);
+      }
+    }
+  }
+}
+
+// Kernels without an edge tile (NEON) compute partial tiles whole into a scratch tile: the same
+// kernels with their edge function removed take that path on any machine.
+TEST(KernelsMmm, ScratchTilePathForKernelsWithoutEdgeTiles) {
+  std::mt19937 rng(19);
+  for (const MicroKernel* k : kernels_here()) {
+    MicroKernel no_edge = *k;
+    no_edge.edge = nullptr;
+    int i = 0;
+    for (Case c : {Case{k->mr + 1, k->nr + 3, 9}, Case{2 * k->mr - 1, 1, 30}, Case{3, 49, 64}}) {
+      for (int mask : {0, 1 | 2 | 4 | 8 | 128, 16 | 32 | 64, 1 | 2 | 4 | 8 | 16 | 32 | 256 | 512}) {
+        check(no_edge, c, mask, i % 4, i % 3 == 1, 1 + i % 2, rng);
+        i++;
+      }
+    }
+  }
+}
+
+// Shapes of real layers whose tiles are mostly partial in one direction: 64 tokens (BERT), 7x7
+// and 13x13 planes, one row (a classifier), k up to 4096.
+TEST(KernelsMmm, LayerShapesWithPartialTiles) {
+  std::mt19937 rng(17);
+  for (const MicroKernel* k : kernels_here()) {
+    for (Case c : {Case{64, 100, 256}, Case{1, 200, 4096}, Case{3, 49, 320}, Case{40, 169, 64},
+                   Case{33, 49, 16}, Case{100, 1, 300}, Case{16, 35, 1000}}) {
+      check(*k, c, 1 | 8 | 128, 1, false, 1, rng);
+      check(*k, c, 2 | 4 | 16 | 32 | 64, 2, true, 2, rng);
     }
   }
 }

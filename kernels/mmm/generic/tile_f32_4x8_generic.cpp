@@ -1,23 +1,30 @@
 // Portable micro-kernel: 4 rows x 8 columns in plain C++ (the compiler vectorizes what the
-// baseline ISA allows). The reference for the tile contract and the fallback on any CPU.
+// baseline ISA allows). The reference for the tile contract and the fallback on any CPU. Edge
+// tiles compute R rows (a template parameter, so the loops keep constant bounds) over all 8
+// columns of the zero-padded B panel, and store the first `cols`.
+#include <array>
+
 #include "kernels/mmm/tiles.h"
 
 namespace kiln::kernels {
+namespace {
 
-void tile_f32_4x8_generic(int64_t k, const float* __restrict a, const float* __restrict b,
-                          const TileArgs& t) {
-  constexpr int MR = 4, NR = 8;
-  float acc[MR][NR] = {};
+constexpr int MR = 4, NR = 8;
+
+template <int R>
+void generic_tile(int64_t k, const float* __restrict a, const float* __restrict b,
+                  const TileArgs& t, int cols) {
+  float acc[R][NR] = {};
   for (int64_t kk = 0; kk < k; kk++) {
-    for (int i = 0; i < MR; i++) {
+    for (int i = 0; i < R; i++) {
       for (int j = 0; j < NR; j++) acc[i][j] += a[i] * b[j];
     }
     a += MR;
     b += NR;
   }
-  for (int i = 0; i < MR; i++) {
+  for (int i = 0; i < R; i++) {
     float* c = t.c + i * t.ldc;
-    for (int j = 0; j < NR; j++) {
+    for (int j = 0; j < cols; j++) {
       float v = acc[i][j];
       if (t.row_scale) v *= t.row_scale[i];
       if (t.col_scale) v *= t.col_scale[j];
@@ -30,6 +37,20 @@ void tile_f32_4x8_generic(int64_t k, const float* __restrict a, const float* __r
       c[j] = v;
     }
   }
+}
+
+}  // namespace
+
+void tile_f32_4x8_generic(int64_t k, const float* a, const float* b, const TileArgs& t) {
+  generic_tile<MR>(k, a, b, t, NR);
+}
+
+void edge_f32_4x8_generic(int64_t k, const float* a, const float* b, const TileArgs& t, int rows,
+                          int cols) {
+  using Fn = void (*)(int64_t, const float*, const float*, const TileArgs&, int);
+  static constexpr std::array<Fn, MR> by_rows = {&generic_tile<1>, &generic_tile<2>,
+                                                 &generic_tile<3>, &generic_tile<4>};
+  by_rows[rows - 1](k, a, b, t, cols);
 }
 
 }  // namespace kiln::kernels

@@ -9,6 +9,7 @@ namespace kiln::kernels {
 namespace {
 struct Avx2 {
   using V = __m256;
+  using Mask = __m256i;
   static constexpr int W = 8;
   static V zero() { return _mm256_setzero_ps(); }
   static V load(const float* p) { return _mm256_load_ps(p); }
@@ -20,11 +21,23 @@ struct Avx2 {
   static V mul(V a, V b) { return _mm256_mul_ps(a, b); }
   static V max(V a, V b) { return _mm256_max_ps(a, b); }
   static V min(V a, V b) { return _mm256_min_ps(a, b); }
+  // Lanes [0, n): all bits set where the lane index is below n.
+  static Mask mask(int n) {
+    return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+  }
+  // vmaskmovps: masked-off lanes are neither read nor written (no fault past the end of C).
+  static V maskload(const float* p, Mask m) { return _mm256_maskload_ps(p, m); }
+  static void maskstore(float* p, Mask m, V v) { _mm256_maskstore_ps(p, m, v); }
 };
 }  // namespace
 
 void tile_f32_6x16_avx2(int64_t k, const float* a, const float* b, const TileArgs& args) {
-  simd_tile<Avx2, 6, 2>(k, a, b, args);
+  simd_full_tile<Avx2, 6, 2>(k, a, b, args);
+}
+
+void edge_f32_6x16_avx2(int64_t k, const float* a, const float* b, const TileArgs& args, int rows,
+                        int cols) {
+  simd_edge_tile<Avx2, 6, 2>(k, a, b, args, rows, cols);
 }
 
 }  // namespace kiln::kernels

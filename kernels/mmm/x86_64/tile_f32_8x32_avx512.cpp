@@ -9,6 +9,7 @@ namespace kiln::kernels {
 namespace {
 struct Avx512 {
   using V = __m512;
+  using Mask = __mmask16;
   static constexpr int W = 16;
   static V zero() { return _mm512_setzero_ps(); }
   static V load(const float* p) { return _mm512_load_ps(p); }
@@ -21,11 +22,20 @@ struct Avx512 {
   // maskz forms: GCC 12 warns (maybe-uninitialized) inside the plain _mm512_max/min_ps.
   static V max(V a, V b) { return _mm512_maskz_max_ps(0xffff, a, b); }
   static V min(V a, V b) { return _mm512_maskz_min_ps(0xffff, a, b); }
+  // Lanes [0, n); masked-off lanes are neither read nor written.
+  static Mask mask(int n) { return static_cast<Mask>((1u << n) - 1); }
+  static V maskload(const float* p, Mask m) { return _mm512_maskz_loadu_ps(m, p); }
+  static void maskstore(float* p, Mask m, V v) { _mm512_mask_storeu_ps(p, m, v); }
 };
 }  // namespace
 
 void tile_f32_8x32_avx512(int64_t k, const float* a, const float* b, const TileArgs& args) {
-  simd_tile<Avx512, 8, 2>(k, a, b, args);
+  simd_full_tile<Avx512, 8, 2>(k, a, b, args);
+}
+
+void edge_f32_8x32_avx512(int64_t k, const float* a, const float* b, const TileArgs& args, int rows,
+                          int cols) {
+  simd_edge_tile<Avx512, 8, 2>(k, a, b, args, rows, cols);
 }
 
 }  // namespace kiln::kernels

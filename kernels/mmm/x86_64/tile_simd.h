@@ -1,60 +1,227 @@
 // The body of the x86 micro-kernels, written once over a SIMD traits type (S::V a register of
-// S::W floats) and instantiated by one .cpp per ISA, each compiled with its own -m flags. Lives in
-// an anonymous namespace so no inline function compiled for one ISA can be picked by the linker
-// for another.
+// S::W floats, S::Mask a lane mask) and instantiated by one .cpp per ISA, each compiled with its
+// own -m flags. Lives in an anonymous namespace so no inline function compiled for one ISA can be
+// picked by the linker for another.
+//
+// One template computes both the full tile and every edge tile: R of the MR rows of the A panel
+// and NV of the NVP vectors of the B panel, so a partial tile costs what its outputs cost (up to
+// one vector of columns), and its last, partial vector is read and written with lane masks,
+// straight into C.
 #pragma once
+
+#include <array>
+#include <utility>
 
 #include "kernels/mmm/mmm.h"
 
 namespace kiln::kernels {
 namespace {
 
-template <class S, int MR, int NV>
+// R rows x NV vectors of an MR x (NVP * S::W) tile. `Edge`: the last vector holds only
+// `last_lanes` (1..W) columns and is loaded and stored under a mask.
+template <class S, int MR, int NVP, int R, int NV, bool Edge>
 inline void simd_tile(int64_t k, const float* __restrict a, const float* __restrict b,
-                      const TileArgs& t) {
+                      const TileArgs& args, int last_lanes) {
+  static_assert(R >= 1 && R <= MR && NV >= 1 && NV <= NVP);
   using V = typename S::V;
   constexpr int W = S::W;
-  constexpr int NR = NV * W;
-  V acc[MR][NV];
+  constexpr int NR = NVP * W;
+  // Few accumulators (edge tiles of 1..2 rows) cannot hide the FMA latency: U independent sums
+  // over interleaved k steps, added at the end.
+  constexpr int U = R * NV <= 4 ? 2 : 1;
+  V acc[R][NV], acc2[U > 1 ? R : 1][NV];
 #pragma GCC unroll 16
-  for (int i = 0; i < MR; i++) {
+  for (int i = 0; i < R; i++) {
 #pragma GCC unroll 4
     for (int j = 0; j < NV; j++) acc[i][j] = S::zero();
   }
-  for (int64_t kk = 0; kk < k; kk++) {
+  if constexpr (U > 1) {
+#pragma GCC unroll 16
+    for (int i = 0; i < R; i++) {
+#pragma GCC unroll 4
+      for (int j = 0; j < NV; j++) acc2[i][j] = S::zero();
+    }
+  }
+  // One k step into the accumulators `into`.
+  auto step = [&](const float* ak, const float* bk, V(&into)[R][NV]) {
     V bv[NV];
 #pragma GCC unroll 4
-    for (int j = 0; j < NV; j++) bv[j] = S::load(b + j * W);
+    for (int j = 0; j < NV; j++) bv[j] = S::load(bk + j * W);
 #pragma GCC unroll 16
-    for (int i = 0; i < MR; i++) {
-      V av = S::set1(a[i]);
+    for (int i = 0; i < R; i++) {
+      V av = S::set1(ak[i]);
 #pragma GCC unroll 4
-      for (int j = 0; j < NV; j++) acc[i][j] = S::fmadd(av, bv[j], acc[i][j]);
+      for (int j = 0; j < NV; j++) into[i][j] = S::fmadd(av, bv[j], into[i][j]);
     }
+  };
+  int64_t kk = 0;
+  if constexpr (U > 1) {
+    for (; kk + 2 <= k; kk += 2) {
+      step(a, b, acc);
+      step(a + MR, b + NR, acc2);
+      a += 2 * MR;
+      b += 2 * NR;
+    }
+  }
+  for (; kk < k; kk++) {
+    step(a, b, acc);
     a += MR;
     b += NR;
   }
-  const V lo = S::set1(t.min), hi = S::set1(t.max), alpha = S::set1(t.leaky_alpha);
-  const V zero = S::zero();
+  if constexpr (U > 1) {
 #pragma GCC unroll 16
-  for (int i = 0; i < MR; i++) {
-    float* c = t.c + i * t.ldc;
-    const V rs = t.row_scale ? S::set1(t.row_scale[i]) : zero;
-    const V rb = t.row_bias ? S::set1(t.row_bias[i]) : zero;
+    for (int i = 0; i < R; i++) {
 #pragma GCC unroll 4
-    for (int j = 0; j < NV; j++) {
-      V v = acc[i][j];
-      if (t.row_scale) v = S::mul(v, rs);
-      if (t.col_scale) v = S::mul(v, S::loadu(t.col_scale + j * W));
-      if (t.row_bias) v = S::add(v, rb);
-      if (t.col_bias) v = S::add(v, S::loadu(t.col_bias + j * W));
-      if (t.residual) v = S::add(v, S::loadu(t.residual + i * t.residual_ld + j * W));
-      if (t.accumulate) v = S::add(v, S::loadu(c + j * W));
-      if (t.leaky) v = S::add(S::max(v, zero), S::mul(alpha, S::min(v, zero)));
-      if (t.clamp) v = S::min(S::max(v, lo), hi);
-      S::storeu(c + j * W, v);
+      for (int j = 0; j < NV; j++) acc[i][j] = S::add(acc[i][j], acc2[i][j]);
     }
   }
+  const TileArgs& t = args;
+  const V lo = S::set1(t.min), hi = S::set1(t.max), alpha = S::set1(t.leaky_alpha);
+  const V zero = S::zero();
+  const bool masked = Edge && last_lanes < W;
+  const typename S::Mask mask = S::mask(Edge ? last_lanes : W);
+  // Vector j of the row at p: whole, or the masked lanes of the last one.
+  auto load = [&](const float* p, int j) {
+    return (Edge && j == NV - 1 && masked) ? S::maskload(p, mask) : S::loadu(p);
+  };
+  // One pass over the accumulators per feature: each feature is tested once per tile, not once
+  // per output vector (the accumulators stay in registers either way).
+  auto each = [&](auto&& f) {
+#pragma GCC unroll 16
+    for (int i = 0; i < R; i++) {
+#pragma GCC unroll 4
+      for (int j = 0; j < NV; j++) f(acc[i][j], i, j);
+    }
+  };
+  if (t.row_scale) each([&](V& v, int i, int) { v = S::mul(v, S::set1(t.row_scale[i])); });
+  if (t.col_scale) each([&](V& v, int, int j) { v = S::mul(v, load(t.col_scale + j * W, j)); });
+  if (t.row_bias) each([&](V& v, int i, int) { v = S::add(v, S::set1(t.row_bias[i])); });
+  if (t.col_bias) each([&](V& v, int, int j) { v = S::add(v, load(t.col_bias + j * W, j)); });
+  if (t.residual) {
+    each([&](V& v, int i, int j) {
+      v = S::add(v, load(t.residual + i * t.residual_ld + j * W, j));
+    });
+  }
+  if (t.accumulate) {
+    each([&](V& v, int i, int j) { v = S::add(v, load(t.c + i * t.ldc + j * W, j)); });
+  }
+  if (t.leaky) {
+    each([&](V& v, int, int) { v = S::add(S::max(v, zero), S::mul(alpha, S::min(v, zero))); });
+  }
+  if (t.clamp) each([&](V& v, int, int) { v = S::min(S::max(v, lo), hi); });
+  each([&](V& v, int i, int j) {
+    if (Edge && j == NV - 1 && masked) {
+      S::maskstore(t.c + i * t.ldc + j * W, mask, v);
+    } else {
+      S::storeu(t.c + i * t.ldc + j * W, v);
+    }
+  });
+}
+
+// The full MR x NVP*W tile (a TileFn body).
+template <class S, int MR, int NVP>
+inline void simd_full_tile(int64_t k, const float* a, const float* b, const TileArgs& t) {
+  simd_tile<S, MR, NVP, MR, NVP, false>(k, a, b, t, S::W);
+}
+
+// Edge tiles by (rows - 1) * NVP + vectors - 1: every rows x vectors shape of the tile.
+template <class S, int MR, int NVP>
+struct SimdEdgeTable {
+  using Fn = void (*)(int64_t, const float*, const float*, const TileArgs&, int);
+  template <int I>
+  static void entry(int64_t k, const float* a, const float* b, const TileArgs& t, int lanes) {
+    simd_tile<S, MR, NVP, I / NVP + 1, I % NVP + 1, true>(k, a, b, t, lanes);
+  }
+  template <size_t... I>
+  static constexpr std::array<Fn, MR * NVP> make(std::index_sequence<I...>) {
+    return {&entry<static_cast<int>(I)>...};
+  }
+  static constexpr std::array<Fn, MR* NVP> fns = make(std::make_index_sequence<MR * NVP>());
+};
+
+// The last few (COLS) columns of B, e.g. the 49th pixel of a 7x7 plane: one vector per column
+// holds the tile's MR rows (MR <= W), so a k step is one load of the A panel's MR values, COLS
+// broadcasts of B and COLS FMAs, where a row-vector edge tile would take MR broadcasts and MR FMAs
+// (each only COLS / W useful). U independent sums per column over interleaved k steps hide the
+// FMA latency; they are added at the end. The few outputs get the epilogue one by one.
+template <class S, int MR, int NVP, int COLS>
+void simd_column_tile(int64_t k, const float* __restrict a, const float* __restrict b,
+                      const TileArgs& t, int rows) {
+  static_assert(MR <= S::W && COLS >= 1);
+  using V = typename S::V;
+  constexpr int W = S::W, NR = NVP * W;
+  constexpr int U = COLS >= 4 ? 2 : 8 / COLS;
+  V acc[U][COLS];
+#pragma GCC unroll 8
+  for (int u = 0; u < U; u++) {
+#pragma GCC unroll 8
+    for (int j = 0; j < COLS; j++) acc[u][j] = S::zero();
+  }
+  // Steps whose W-lane load of A stays inside the panel (lanes past MR: the next steps' values,
+  // multiplied into lanes that are never stored); the rest load MR lanes under a mask.
+  const int64_t whole = k - (W - MR + MR - 1) / MR;
+  int64_t kk = 0;
+  for (; kk + U <= whole; kk += U) {
+#pragma GCC unroll 8
+    for (int u = 0; u < U; u++) {
+      const V av = S::loadu(a + (kk + u) * MR);
+#pragma GCC unroll 8
+      for (int j = 0; j < COLS; j++) {
+        acc[u][j] = S::fmadd(av, S::set1(b[(kk + u) * NR + j]), acc[u][j]);
+      }
+    }
+  }
+  const typename S::Mask am = S::mask(MR);
+  for (; kk < k; kk++) {
+    const V av = S::maskload(a + kk * MR, am);
+#pragma GCC unroll 8
+    for (int j = 0; j < COLS; j++) acc[0][j] = S::fmadd(av, S::set1(b[kk * NR + j]), acc[0][j]);
+  }
+  alignas(64) float sums[COLS][W];
+#pragma GCC unroll 8
+  for (int j = 0; j < COLS; j++) {
+    V v = acc[0][j];
+#pragma GCC unroll 8
+    for (int u = 1; u < U; u++) v = S::add(v, acc[u][j]);
+    S::storeu(sums[j], v);
+  }
+  for (int i = 0; i < rows; i++) {
+    float* c = t.c + i * t.ldc;
+    for (int j = 0; j < COLS; j++) {
+      float v = sums[j][i];
+      if (t.row_scale) v *= t.row_scale[i];
+      if (t.col_scale) v *= t.col_scale[j];
+      if (t.row_bias) v += t.row_bias[i];
+      if (t.col_bias) v += t.col_bias[j];
+      if (t.residual) v += t.residual[i * t.residual_ld + j];
+      if (t.accumulate) v += c[j];
+      if (t.leaky && v < 0) v *= t.leaky_alpha;
+      if (t.clamp) v = v < t.min ? t.min : (v > t.max ? t.max : v);
+      c[j] = v;
+    }
+  }
+}
+
+// Up to this many columns, an edge tile is a column tile.
+constexpr int kColumnTileMax = 4;
+
+// An EdgeTileFn body: rows x cols (1..MR, 1..NVP*W) outputs of a tile, straight into C.
+template <class S, int MR, int NVP>
+inline void simd_edge_tile(int64_t k, const float* a, const float* b, const TileArgs& t, int rows,
+                           int cols) {
+  if constexpr (MR <= S::W) {
+    using Fn = void (*)(int64_t, const float*, const float*, const TileArgs&, int);
+    static constexpr std::array<Fn, kColumnTileMax> by_cols = {
+        &simd_column_tile<S, MR, NVP, 1>, &simd_column_tile<S, MR, NVP, 2>,
+        &simd_column_tile<S, MR, NVP, 3>, &simd_column_tile<S, MR, NVP, 4>};
+    if (cols <= kColumnTileMax) {
+      by_cols[cols - 1](k, a, b, t, rows);
+      return;
+    }
+  }
+  const int vectors = (cols + S::W - 1) / S::W;
+  const int lanes = cols - (vectors - 1) * S::W;
+  SimdEdgeTable<S, MR, NVP>::fns[(rows - 1) * NVP + vectors - 1](k, a, b, t, lanes);
 }
 
 }  // namespace
