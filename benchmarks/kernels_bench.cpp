@@ -112,6 +112,32 @@ void conv_im2col(benchmark::State& state, Isa isa, bool valid) {
       benchmark::Counter::kIsRate);
 }
 
+// Only the im2col B panels of conv_im2col's geometries (c input channels, size x size, k x k,
+// stride s, pad p) for panel width w, all of them once per iteration: floats packed per second.
+void im2col_panels(benchmark::State& state) {
+  const int64_t c = state.range(0), size = state.range(1), k = state.range(2);
+  const int64_t s = state.range(3), pad = state.range(4);
+  const int width = static_cast<int>(state.range(5));
+  kiln::kernels::ConvGeometry g;
+  g.in[1] = g.in[2] = size;
+  g.kernel[1] = g.kernel[2] = k;
+  g.stride[1] = g.stride[2] = s;
+  g.pad[1] = g.pad[2] = pad;
+  g.out[1] = g.out[2] = (size + 2 * pad - k) / s + 1;
+  std::vector<float> x(c * g.in_size(), 0.5f);
+  std::vector<float> padded(kiln::kernels::Im2colSource::padded_floats(c, g));
+  const int64_t panels = (g.out_size() + width - 1) / width;
+  std::vector<float> scratch(c * k * k * width);
+  for (auto _ : state) {
+    kiln::kernels::Im2colSource b(x.data(), c, g, width, padded.data());
+    for (int64_t p = 0; p < panels; p++) benchmark::DoNotOptimize(b.panel(p, scratch.data()));
+    benchmark::ClobberMemory();
+  }
+  state.counters["Gfloat/s"] = benchmark::Counter(
+      static_cast<double>(panels * scratch.size()) * static_cast<double>(state.iterations()) / 1e9,
+      benchmark::Counter::kIsRate);
+}
+
 // Max pool k x k, stride s, no padding, of channels x size x size (squeezenet1_1's 3x3 s2).
 void max_pool(benchmark::State& state, Isa isa) {
   const int64_t channels = state.range(0), size = state.range(1), k = state.range(2);
@@ -188,6 +214,14 @@ int register_all() {
         ->Args({1280, 7})
         ->Unit(benchmark::kMicrosecond);
   }
+  // c, size, k, stride, pad, panel width: the conv_im2col shapes at the AVX2 and AVX-512 widths.
+  auto* panels = benchmark::RegisterBenchmark("im2col_panels", im2col_panels);
+  for (int64_t width : {16, 32}) {
+    panels->Args({16, 55, 3, 1, 1, width})->Args({32, 27, 3, 1, 1, width});
+    panels->Args({64, 13, 3, 1, 1, width})->Args({3, 224, 3, 2, 1, width});
+    panels->Args({3, 224, 3, 2, 0, width});
+  }
+  panels->Unit(benchmark::kMicrosecond);
   return 0;
 }
 const int registered = register_all();
