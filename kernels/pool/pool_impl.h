@@ -84,7 +84,8 @@ inline float column_max_s(const float* x, int64_t ld, int64_t rows) {
 // The 3-wide windows of stride 2 (the usual 3x3 s2 max pool) straight from `Rows` input rows at r
 // (row stride ld), without a row of column maxima in between (whose misaligned reloads would wait
 // for its stores): out[t] = max of the column maxima at r[2t], r[2t + 1], r[2t + 2], from -inf,
-// for t < count. Reads r[0 .. lim] only (lim >= 2 count: the last column of the row).
+// for t < count. Reads r[0 .. lim] of each row only (lim >= 2 count): past 2 count, the values
+// are loaded into lanes that are dropped, so lim may reach into the next row.
 template <int Rows>
 void windows_3s2(const float* r, int64_t ld, int64_t count, int64_t lim, float* out) {
   const Vf lowest = splat(-std::numeric_limits<float>::infinity());
@@ -157,6 +158,7 @@ void max_pool_2d_impl(const float* x, float* y, int64_t planes, const MaxPool2dG
   const int64_t in1 =
       iw - kw + px < 0 ? in0 : std::clamp<int64_t>((iw - kw + px) / sx + 1, in0, ow);
   rr[iw] = lowest;  // read (and dropped) by the stride-2 rows' last vector
+  const float* x_end = x + planes * ih * iw;
   const bool fused_3s2 = sx == 2 && kw == 3 && in1 > in0;
   for (int64_t p = 0; p < planes; p++) {
     const float* xp = x + p * ih * iw;
@@ -178,12 +180,16 @@ void max_pool_2d_impl(const float* x, float* y, int64_t planes, const MaxPool2dG
         };
         for (int64_t ox = 0; ox < in0; ox++) edge(ox);
         const int64_t off = in0 * sx - px;
+        // The last column the bottom row may read: its own last one, or one more (the next row's
+        // first) when that is still inside x, so that rows end with a whole vector.
+        const bool more = xr + (rows - 1) * iw + iw < x_end;
+        const int64_t lim = iw - 1 - off + (more ? 1 : 0);
         if (rows == 3) {
-          windows_3s2<3>(xr + off, iw, in1 - in0, iw - 1 - off, out + in0);
+          windows_3s2<3>(xr + off, iw, in1 - in0, lim, out + in0);
         } else if (rows == 2) {
-          windows_3s2<2>(xr + off, iw, in1 - in0, iw - 1 - off, out + in0);
+          windows_3s2<2>(xr + off, iw, in1 - in0, lim, out + in0);
         } else {
-          windows_3s2<1>(xr + off, iw, in1 - in0, iw - 1 - off, out + in0);
+          windows_3s2<1>(xr + off, iw, in1 - in0, lim, out + in0);
         }
         for (int64_t ox = in1; ox < ow; ox++) edge(ox);
         continue;
