@@ -12,6 +12,7 @@
 #include "ops/nn/conv.h"
 #include "ops/nn/matmul.h"
 #include "passes/graph_util.h"
+#include "passes/pattern.h"
 
 namespace kiln::passes {
 
@@ -48,19 +49,6 @@ bool is_main_op(const Node& n) {
   return name == "ConvPacked" || name == "MatMulPacked";
 }
 
-// The element-wise op a node computes, seen through codegen's vectorized forms (which keep
-// their reference op), or nullptr.
-const ops::Unary* as_unary(const Node& n) {
-  if (auto* u = op_as<ops::Unary>(n)) return u;
-  if (auto* v = op_as<ops::UnaryF32>(n)) return v->reference().get();
-  return nullptr;
-}
-const ops::Binary* as_binary(const Node& n) {
-  if (auto* b = op_as<ops::Binary>(n)) return b;
-  if (auto* v = op_as<ops::BinaryF32>(n)) return v->reference().get();
-  return nullptr;
-}
-
 bool is_epilogue_binary(ops::BinaryKind k) {
   using K = ops::BinaryKind;
   return k == K::Add || k == K::Sub || k == K::Mul || k == K::Div || k == K::PRelu;
@@ -95,7 +83,7 @@ size_t FuseEpilogue::fuse_one_step(Graph& graph) {
     step.op = user.op;
     std::vector<Outlet> extras;
     bool ok = false;
-    if (auto* u = as_unary(user)) {
+    if (auto* u = unary_of(user)) {
       ok = is_activation(u->kind()) && user.inputs.size() == 1;
     } else if (op_as<ops::Silu>(user)) {
       ok = user.inputs.size() == 1;
@@ -108,7 +96,7 @@ size_t FuseEpilogue::fuse_one_step(Graph& graph) {
         }
         extras.push_back(user.inputs[k]);
       }
-    } else if (auto* b = as_binary(user)) {
+    } else if (auto* b = binary_of(user)) {
       ok = is_epilogue_binary(b->kind()) && user.inputs.size() == 2 &&
            user.inputs[0] != user.inputs[1];
       if (ok) {

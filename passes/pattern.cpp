@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "ops/elementwise/clip.h"
+#include "ops/elementwise/vectorized.h"
 
 namespace kiln::passes {
 
@@ -71,6 +72,18 @@ std::optional<Outlet> reduced_over_last_axis(const Graph& g, Outlet o, ops::Redu
     if (in.shape[d] != out.shape[d]) return std::nullopt;
   if (out.shape.back() != Dim(1) || in.shape.back() == Dim(1)) return std::nullopt;
   return n.inputs[0];
+}
+
+const ops::Binary* binary_of(const Node& n) {
+  if (auto* b = op_as<ops::Binary>(n)) return b;
+  if (auto* v = op_as<ops::BinaryF32>(n)) return v->reference().get();
+  return nullptr;
+}
+
+const ops::Unary* unary_of(const Node& n) {
+  if (auto* u = op_as<ops::Unary>(n)) return u;
+  if (auto* v = op_as<ops::UnaryF32>(n)) return v->reference().get();
+  return nullptr;
 }
 
 }  // namespace kiln::passes

@@ -23,6 +23,10 @@ std::optional<Outlet> binary_with_const(const Graph& g, int id, ops::BinaryKind 
 // When node `id` is Binary `kind` with `x` as one operand: the other operand.
 std::optional<Outlet> binary_with(const Graph& g, int id, ops::BinaryKind kind, Outlet x);
 bool is_unary(const Graph& g, int id, ops::UnaryKind kind);
+// The element-wise op a node computes, seen through codegen's vectorized forms (BinaryF32,
+// UnaryF32 keep their reference op), or nullptr.
+const ops::Binary* binary_of(const Node& n);
+const ops::Unary* unary_of(const Node& n);
 // When node `id` is a Clip with constant (or attribute) bounds: {min, max} (±inf when absent).
 std::optional<std::pair<double, double>> clip_bounds(const Graph& g, int id);
 // When `o` is a reduction of this kind over the last axis only, dims kept: its input.

@@ -9,11 +9,13 @@
 #include "passes/fold_affine.h"
 #include "passes/fold_constants.h"
 #include "passes/fold_scale.h"
+#include "passes/fold_transpose_matmul.h"
 #include "passes/fuse_clamp.h"
 #include "passes/fuse_epilogue.h"
 #include "passes/fuse_gelu.h"
 #include "passes/fuse_hard_swish.h"
 #include "passes/fuse_layer_norm.h"
+#include "passes/fuse_residual.h"
 #include "passes/fuse_silu.h"
 #include "passes/fuse_softmax.h"
 #include "passes/gemm_to_matmul.h"
@@ -77,8 +79,10 @@ PassManager optimize_passes(bool codegen) {
   m.add(std::make_unique<MergeParallelMatMuls>());
   if (codegen) {
     m.add_final(std::make_unique<Codegen>());
+    m.add_final(std::make_unique<FuseResidual>());
     m.add_final(std::make_unique<FuseClamp>());
     m.add_final(std::make_unique<MaxPoolValuesPass>());
+    m.add_final(std::make_unique<FoldTransposeMatMul>());
   }
   // Last: what element-wise work is still right after a Conv / MatMul (or its packed form, once
   // the kernels' own epilogue passes have taken what they store directly).

@@ -42,6 +42,7 @@ ConvPacked::ConvPacked(std::shared_ptr<const Conv> reference, WindowGeometry geo
 Attributes ConvPacked::attributes() const {
   Attributes attrs = reference_->attributes();
   attrs.emplace_back("kernel", depthwise_ ? std::string("depthwise") : std::string(kernel_->name));
+  if (residual_input_ >= 0) attrs.emplace_back("residual", "fused");
   if (min_ > -std::numeric_limits<float>::infinity())
     attrs.emplace_back("min", fmt::format("{}", min_));
   if (max_ < std::numeric_limits<float>::infinity())
@@ -49,8 +50,43 @@ Attributes ConvPacked::attributes() const {
   return attrs;
 }
 
+namespace {
+
+// The inputs without the residual (the reference op does not take it).
+FactRefs without(const FactRefs& inputs, long residual) {
+  FactRefs out = inputs;
+  if (residual >= 0 && static_cast<size_t>(residual) < out.size())
+    out.erase(out.begin() + residual);
+  return out;
+}
+
+}  // namespace
+
 std::vector<Fact> ConvPacked::output_facts(const FactRefs& inputs) const {
-  return reference_->output_facts(inputs);
+  std::vector<Fact> out = reference_->output_facts(without(inputs, residual_input_));
+  if (residual_input_ >= 0) {
+    const Fact& r = required(inputs, static_cast<size_t>(residual_input_), name());
+    KILN_ENSURE(r.same_type_and_shape(out[0]), "ConvPacked: residual {} does not match output {}",
+                r.to_string(), out[0].to_string());
+  }
+  return out;
+}
+
+Cost ConvPacked::cost(const FactRefs& inputs) const {
+  return reference_->cost(without(inputs, residual_input_));
+}
+
+bool ConvPacked::clamped() const {
+  return min_ > -std::numeric_limits<float>::infinity() ||
+         max_ < std::numeric_limits<float>::infinity();
+}
+
+std::shared_ptr<ConvPacked> ConvPacked::with_residual(size_t input) const {
+  KILN_ENSURE(!depthwise_ && !clamped() && residual_input_ < 0,
+              "ConvPacked: a residual goes only on a non-depthwise conv without clamp or residual");
+  auto copy = std::make_shared<ConvPacked>(*this);
+  copy->residual_input_ = static_cast<long>(input);
+  return copy;
 }
 
 std::shared_ptr<ConvPacked> ConvPacked::with_clamp(float min, float max) const {
@@ -95,6 +131,14 @@ void ConvPacked::eval(EvalContext& ctx, const TensorRefs& inputs) const {
   float* yd = y.data<float>();
   const int64_t is = geo.in_size(), os = geo.out_size();
   const float* bias = bias_ ? bias_->data() : nullptr;
+  const float* residual = nullptr;
+  if (residual_input_ >= 0) {
+    const Tensor& r = required(inputs, static_cast<size_t>(residual_input_), name());
+    KILN_ENSURE(r.dtype() == DatumType::F32 && r.shape() == y.shape(),
+                "ConvPacked: residual {} [{}] does not match the output [{}]", name_of(r.dtype()),
+                shape_to_string(r.shape()), shape_to_string(y.shape()));
+    residual = r.data<float>();
+  }
 
   if (depthwise_) {
     for (int64_t n = 0; n < x.dim(0); n++) {
@@ -128,6 +172,10 @@ void ConvPacked::eval(EvalContext& ctx, const TensorRefs& inputs) const {
       float* yg = yd + (n * out_channels_ + g * mg) * os;
       kernels::Epilogue ep;
       ep.row_bias = bias ? bias + g * mg : nullptr;
+      if (residual) {
+        ep.residual = residual + (n * out_channels_ + g * mg) * os;
+        ep.residual_ld = os;
+      }
       ep.min = min_;
       ep.max = max_;
       if (pointwise) {

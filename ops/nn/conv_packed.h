@@ -24,12 +24,17 @@ class ConvPacked : public Op {
   Attributes attributes() const override;
   std::vector<Fact> output_facts(const FactRefs& inputs) const override;
   void eval(EvalContext& ctx, const TensorRefs& inputs) const override;
-  Cost cost(const FactRefs& inputs) const override { return reference_->cost(inputs); }
+  Cost cost(const FactRefs& inputs) const override;
 
   // A copy whose outputs are clamped to [min, max] (a fused Relu / Clip); min/max combine with
   // an existing clamp.
   std::shared_ptr<ConvPacked> with_clamp(float min, float max) const;
+  // A copy that adds node input `input` (a tensor of the output's shape: a residual) in the
+  // kernel's epilogue, before the clamp (so only on a copy without one; not depthwise).
+  std::shared_ptr<ConvPacked> with_residual(size_t input) const;
   bool depthwise() const { return depthwise_; }
+  bool clamped() const;
+  bool has_residual() const { return residual_input_ >= 0; }
 
  private:
   std::shared_ptr<const Conv> reference_;
@@ -43,6 +48,7 @@ class ConvPacked : public Op {
   std::shared_ptr<const std::vector<float>> bias_;                    // empty: none
   float min_ = -std::numeric_limits<float>::infinity();
   float max_ = std::numeric_limits<float>::infinity();
+  long residual_input_ = -1;  // node input added in the epilogue, -1: none
 };
 
 }  // namespace kiln::ops

@@ -1,30 +1,149 @@
 #include "ops/nn/matmul_dynamic.h"
 
+#include <array>
+
 #include "core/error.h"
+#include "core/threading.h"
 
 namespace kiln::ops {
 
-MatMulDynamic::MatMulDynamic(std::shared_ptr<const MatMul> reference)
-    : reference_(std::move(reference)), kernel_(&kernels::default_micro_kernel()) {}
+namespace {
+
+using Dims = std::array<int64_t, MatMulDynamic::kMaxLayoutRank>;
+
+std::string perm_string(const std::vector<size_t>& perm) {
+  std::string s = "[";
+  for (size_t i = 0; i < perm.size(); i++) s += (i ? "," : "") + std::to_string(perm[i]);
+  return s + "]";
+}
+
+// Whether `perm` is empty (no transpose) or a permutation of `rank` axes.
+bool valid_perm(const std::vector<size_t>& perm, size_t rank) {
+  if (perm.empty()) return true;
+  if (perm.size() != rank || rank > 32) return false;
+  uint32_t seen = 0;  // (no allocation: eval checks layouts on every run)
+  for (size_t p : perm) {
+    if (p >= rank || (seen >> p & 1u)) return false;
+    seen |= 1u << p;
+  }
+  return true;
+}
+
+Fact permuted(const Fact& f, const std::vector<size_t>& perm) {
+  if (perm.empty()) return f;
+  Fact out = f;
+  for (size_t d = 0; d < perm.size(); d++) out.shape[d] = f.shape[perm[d]];
+  out.value = nullptr;
+  return out;
+}
+
+// Dims and element strides of Transpose(t, perm) read in place from the contiguous tensor t.
+void view(const Tensor& t, const std::vector<size_t>& perm, Dims& dims, Dims& strides) {
+  const size_t r = t.rank();
+  Dims st{};
+  int64_t s = 1;
+  for (size_t d = r; d-- > 0;) {
+    st[d] = s;
+    s *= t.dim(d);
+  }
+  for (size_t d = 0; d < r; d++) {
+    size_t src = perm.empty() ? d : perm[d];
+    dims[d] = t.dim(src);
+    strides[d] = st[src];
+  }
+}
+
+}  // namespace
+
+MatMulDynamic::MatMulDynamic(std::shared_ptr<const MatMul> reference, Layout layout)
+    : reference_(std::move(reference)),
+      kernel_(&kernels::default_micro_kernel()),
+      layout_(std::move(layout)) {
+  for (const auto* p : {&layout_.a, &layout_.b, &layout_.y}) {
+    KILN_ENSURE(
+        p->empty() || (p->size() >= 2 && p->size() <= kMaxLayoutRank && valid_perm(*p, p->size())),
+        "MatMulDynamic: {} is not a permutation of 2 to {} axes", perm_string(*p), kMaxLayoutRank);
+  }
+  KILN_ENSURE(layout_.y.empty() || layout_.y.back() == layout_.y.size() - 1,
+              "MatMulDynamic: the output permutation {} must keep the last axis last",
+              perm_string(layout_.y));
+}
+
+Attributes MatMulDynamic::attributes() const {
+  Attributes attrs;
+  if (!layout_.a.empty()) attrs.emplace_back("a_perm", perm_string(layout_.a));
+  if (!layout_.b.empty()) attrs.emplace_back("b_perm", perm_string(layout_.b));
+  if (!layout_.y.empty()) attrs.emplace_back("y_perm", perm_string(layout_.y));
+  return attrs;
+}
+
+std::vector<Fact> MatMulDynamic::output_facts(const FactRefs& inputs) const {
+  if (layout_.empty()) return reference_->output_facts(inputs);
+  expect_inputs(name(), inputs.size(), 2, 3);
+  const Fact& a = required(inputs, 0, name());
+  const Fact& b = required(inputs, 1, name());
+  KILN_ENSURE(valid_perm(layout_.a, a.rank()) && valid_perm(layout_.b, b.rank()),
+              "MatMulDynamic: operand ranks {} and {} do not fit the layout", a.rank(), b.rank());
+  Fact pa = permuted(a, layout_.a), pb = permuted(b, layout_.b);
+  FactRefs refs = {&pa, &pb};
+  if (inputs.size() > 2) refs.push_back(inputs[2]);
+  std::vector<Fact> out = reference_->output_facts(refs);
+  KILN_ENSURE(valid_perm(layout_.y, out[0].rank()),
+              "MatMulDynamic: the result's rank {} does not fit the output permutation {}",
+              out[0].rank(), perm_string(layout_.y));
+  out[0] = permuted(out[0], layout_.y);
+  return out;
+}
+
+Cost MatMulDynamic::cost(const FactRefs& inputs) const {
+  if (layout_.empty()) return reference_->cost(inputs);
+  Fact pa = permuted(required(inputs, 0, name()), layout_.a);
+  Fact pb = permuted(required(inputs, 1, name()), layout_.b);
+  FactRefs refs = {&pa, &pb};
+  if (inputs.size() > 2) refs.push_back(inputs[2]);
+  return reference_->cost(refs);
+}
 
 void MatMulDynamic::eval(EvalContext& ctx, const TensorRefs& inputs) const {
   const Tensor& a = required(inputs, 0, name());
   const Tensor& b = required(inputs, 1, name());
-  const size_t rank = a.rank();
-  bool same_batch = a.dtype() == DatumType::F32 && b.dtype() == DatumType::F32 && rank >= 2 &&
-                    b.rank() == rank &&
-                    std::equal(a.shape().begin(), a.shape().end() - 2, b.shape().begin());
-  if (!same_batch || a.dim(rank - 1) != b.dim(rank - 2)) {
+  const size_t r = a.rank();
+  const bool typed = a.dtype() == DatumType::F32 && b.dtype() == DatumType::F32 && r >= 2 &&
+                     b.rank() == r && r <= kMaxLayoutRank && valid_perm(layout_.a, r) &&
+                     valid_perm(layout_.b, r) && valid_perm(layout_.y, r);
+  Dims da{}, sa{}, db{}, sb{};
+  bool same_batch = typed;
+  if (typed) {
+    view(a, layout_.a, da, sa);
+    view(b, layout_.b, db, sb);
+    for (size_t d = 0; d + 2 < r; d++) same_batch = same_batch && da[d] == db[d];
+    same_batch = same_batch && da[r - 1] == db[r - 2];
+  }
+  if (!same_batch) {
+    KILN_ENSURE(layout_.empty(),
+                "MatMulDynamic: operands [{}] and [{}] do not fit its transposed layout (the "
+                "shapes changed since the graph was optimized)",
+                shape_to_string(a.shape()), shape_to_string(b.shape()));
     reference_->eval(ctx, inputs);
     return;
   }
-  const int64_t m = a.dim(rank - 2), k = a.dim(rank - 1), n = b.dim(rank - 1);
+  const int64_t m = da[r - 2], k = da[r - 1], n = db[r - 1];
+  // The raw result [batch..., m, n] and where it lands in the (transposed) output.
+  Dims raw{};
+  for (size_t d = 0; d + 2 < r; d++) raw[d] = da[d];
+  raw[r - 2] = m;
+  raw[r - 1] = n;
   Shape& out = ctx.temp_shape(0);  // reusable: no allocation per run
-  out.assign(a.shape().begin(), a.shape().end() - 1);
-  out.push_back(n);
+  out.clear();
+  for (size_t d = 0; d < r; d++) out.push_back(raw[layout_.y.empty() ? d : layout_.y[d]]);
   Tensor& y = ctx.output(0, DatumType::F32, out);
   if (y.numel() == 0) return;
-  const int64_t batches = shape_numel(std::span<const int64_t>(a.shape()).first(rank - 2));
+  Dims sy{};  // strides of the raw result's axes inside y
+  int64_t s = 1;
+  for (size_t d = r; d-- > 0;) {
+    sy[layout_.y.empty() ? d : layout_.y[d]] = s;
+    s *= out[d];
+  }
   kernels::Epilogue ep;
   if (inputs.size() > 2 && inputs[2]) {  // MatMul's bias: one value per column
     const Tensor& bias = *inputs[2];
@@ -32,10 +151,34 @@ void MatMulDynamic::eval(EvalContext& ctx, const TensorRefs& inputs) const {
                 "MatMul: bias [{}] does not match {} columns", shape_to_string(bias.shape()), n);
     ep.col_bias = bias.data<float>();
   }
-  for (int64_t i = 0; i < batches; i++) {
-    kernels::StridedSource sa(a.data<float>() + i * m * k, m, k, k, 1, kernel_->mr);
-    kernels::StridedSource sb(b.data<float>() + i * k * n, n, k, 1, n, kernel_->nr);
-    kernels::mmm(*kernel_, m, n, k, sa, sb, ep, y.data<float>() + i * m * n, n);
+  int64_t batches = 1;
+  for (size_t d = 0; d + 2 < r; d++) batches *= da[d];
+  const float* pa = a.data<float>();
+  const float* pb = b.data<float>();
+  float* py = y.data<float>();
+  auto run = [&](int64_t i0, int64_t i1, int threads) {
+    for (int64_t i = i0; i < i1; i++) {
+      int64_t oa = 0, ob = 0, oy = 0, rem = i;
+      for (size_t d = r - 2; d-- > 0;) {
+        int64_t idx = rem % da[d];
+        rem /= da[d];
+        oa += idx * sa[d];
+        ob += idx * sb[d];
+        oy += idx * sy[d];
+      }
+      kernels::StridedSource src_a(pa + oa, m, k, sa[r - 2], sa[r - 1], kernel_->mr);
+      kernels::StridedSource src_b(pb + ob, n, k, sb[r - 1], sb[r - 2], kernel_->nr);
+      kernels::mmm(*kernel_, m, n, k, src_a, src_b, ep, py + oy, sy[r - 2], threads);
+    }
+  };
+  // Several products (attention heads): one per thread, each on one thread, rather than each
+  // product split finely. Either way every output is one tile's sum in a fixed order.
+  const int threads = num_threads();
+  if (threads > 1 && batches >= threads && batches * m * n * k >= 65536 * int64_t{threads}) {
+    parallel_for(
+        batches, [&](int64_t i0, int64_t i1) { run(i0, i1, 1); }, threads);
+  } else {
+    run(0, batches, 0);
   }
 }
 

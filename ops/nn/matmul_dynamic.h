@@ -3,6 +3,12 @@
 // same batch dims: each batch's product runs through the packed matrix multiply, packing A and B
 // panels on the fly, MatMul's bias (if any) in the epilogue. Other shapes (broadcast batches) run
 // the reference MatMul.
+//
+// A layout (set by the fold-transpose-matmul pass) reads transposed operands and writes a
+// transposed result without moving data: with perms a, b, y the op computes
+//   Transpose(MatMul(Transpose(A, a), Transpose(B, b)), y)
+// by giving the matrix multiply the strides of the permuted views (y must keep the last axis
+// last, so output columns stay contiguous). Heads of attention are the typical batch dims.
 #pragma once
 
 #include <memory>
@@ -14,17 +20,30 @@ namespace kiln::ops {
 
 class MatMulDynamic : public Op {
  public:
-  explicit MatMulDynamic(std::shared_ptr<const MatMul> reference);
+  // Permutations in Transpose's convention (output axis d = input axis perm[d]); empty: none.
+  struct Layout {
+    std::vector<size_t> a, b, y;
+    bool empty() const { return a.empty() && b.empty() && y.empty(); }
+  };
+  // The largest rank a layout may have.
+  static constexpr size_t kMaxLayoutRank = 8;
+
+  explicit MatMulDynamic(std::shared_ptr<const MatMul> reference, Layout layout = {});
   std::string name() const override { return "MatMulDynamic"; }
-  std::vector<Fact> output_facts(const FactRefs& inputs) const override {
-    return reference_->output_facts(inputs);
-  }
+  Attributes attributes() const override;
+  std::vector<Fact> output_facts(const FactRefs& inputs) const override;
   void eval(EvalContext& ctx, const TensorRefs& inputs) const override;
-  Cost cost(const FactRefs& inputs) const override { return reference_->cost(inputs); }
+  Cost cost(const FactRefs& inputs) const override;
+  const Layout& layout() const { return layout_; }
+  const std::shared_ptr<const MatMul>& reference() const { return reference_; }
 
  private:
+  void eval_plain(EvalContext& ctx, const TensorRefs& inputs) const;
+  void eval_layout(EvalContext& ctx, const TensorRefs& inputs) const;
+
   std::shared_ptr<const MatMul> reference_;
   const kernels::MicroKernel* kernel_;
+  Layout layout_;
 };
 
 }  // namespace kiln::ops

@@ -25,11 +25,51 @@ Attributes MatMulPacked::attributes() const {
   Attributes attrs = reference_->attributes();
   attrs.emplace_back("kernel", kernel_->name);
   if (!config_.col_bias.empty()) attrs.emplace_back("bias", "fused");
+  if (residual_input_ >= 0) attrs.emplace_back("residual", "fused");
   if (min_ > -std::numeric_limits<float>::infinity())
     attrs.emplace_back("min", fmt::format("{}", min_));
   if (max_ < std::numeric_limits<float>::infinity())
     attrs.emplace_back("max", fmt::format("{}", max_));
   return attrs;
+}
+
+namespace {
+
+// The inputs without the residual (the reference op does not take it).
+FactRefs without(const FactRefs& inputs, long residual) {
+  FactRefs out = inputs;
+  if (residual >= 0 && static_cast<size_t>(residual) < out.size())
+    out.erase(out.begin() + residual);
+  return out;
+}
+
+}  // namespace
+
+std::vector<Fact> MatMulPacked::output_facts(const FactRefs& inputs) const {
+  std::vector<Fact> out = reference_->output_facts(without(inputs, residual_input_));
+  if (residual_input_ >= 0) {
+    const Fact& r = required(inputs, static_cast<size_t>(residual_input_), name());
+    KILN_ENSURE(r.same_type_and_shape(out[0]), "MatMulPacked: residual {} does not match output {}",
+                r.to_string(), out[0].to_string());
+  }
+  return out;
+}
+
+Cost MatMulPacked::cost(const FactRefs& inputs) const {
+  return reference_->cost(without(inputs, residual_input_));
+}
+
+bool MatMulPacked::clamped() const {
+  return min_ > -std::numeric_limits<float>::infinity() ||
+         max_ < std::numeric_limits<float>::infinity();
+}
+
+std::shared_ptr<MatMulPacked> MatMulPacked::with_residual(size_t input) const {
+  KILN_ENSURE(!clamped() && residual_input_ < 0,
+              "MatMulPacked: a residual goes only on a product without clamp or residual");
+  auto copy = std::make_shared<MatMulPacked>(*this);
+  copy->residual_input_ = static_cast<long>(input);
+  return copy;
 }
 
 std::shared_ptr<MatMulPacked> MatMulPacked::with_clamp(float min, float max) const {
@@ -66,6 +106,14 @@ void MatMulPacked::eval(EvalContext& ctx, const TensorRefs& inputs) const {
   ep.col_bias = config_.col_bias.empty() ? nullptr : config_.col_bias.data();
   ep.min = min_;
   ep.max = max_;
+  if (residual_input_ >= 0) {
+    const Tensor& r = required(inputs, static_cast<size_t>(residual_input_), name());
+    KILN_ENSURE(r.dtype() == DatumType::F32 && r.shape() == y.shape(),
+                "MatMulPacked: residual {} [{}] does not match the output [{}]", name_of(r.dtype()),
+                shape_to_string(r.shape()), shape_to_string(y.shape()));
+    ep.residual = r.data<float>();
+    ep.residual_ld = n_;
+  }
   // A: row i, depth kk at a[i * k + kk] (transposed: a[kk * m + i]).
   kernels::StridedSource src_a(a.data<float>(), m, k_, config_.trans_a ? 1 : k_,
                                config_.trans_a ? m : 1, kernel_->mr);

@@ -26,14 +26,17 @@ class MatMulPacked : public Op {
   MatMulPacked(OpPtr reference, const Tensor& b, bool trans_b, Config config);
   std::string name() const override { return "MatMulPacked"; }
   Attributes attributes() const override;
-  std::vector<Fact> output_facts(const FactRefs& inputs) const override {
-    return reference_->output_facts(inputs);
-  }
+  std::vector<Fact> output_facts(const FactRefs& inputs) const override;
   void eval(EvalContext& ctx, const TensorRefs& inputs) const override;
-  Cost cost(const FactRefs& inputs) const override { return reference_->cost(inputs); }
+  Cost cost(const FactRefs& inputs) const override;
 
   // A copy with a fused clamp (Relu, Clip), combined with any existing one.
   std::shared_ptr<MatMulPacked> with_clamp(float min, float max) const;
+  // A copy that adds node input `input` (a tensor of the output's shape: a residual) in the
+  // kernel's epilogue, before the clamp (so only on a copy without one).
+  std::shared_ptr<MatMulPacked> with_residual(size_t input) const;
+  bool clamped() const;
+  bool has_residual() const { return residual_input_ >= 0; }
 
  private:
   OpPtr reference_;
@@ -44,6 +47,7 @@ class MatMulPacked : public Op {
   std::vector<float> col_scale_;  // n copies of alpha when alpha != 1
   float min_ = -std::numeric_limits<float>::infinity();
   float max_ = std::numeric_limits<float>::infinity();
+  long residual_input_ = -1;  // node input added in the epilogue, -1: none
 };
 
 }  // namespace kiln::ops
