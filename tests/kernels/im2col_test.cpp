@@ -57,7 +57,7 @@ TEST(KernelsIm2col, GuardedRandomGeometriesEveryPanelWidth) {
   };
   std::uniform_real_distribution<float> value(-1, 1);
   int checked = 0;
-  for (int iter = 0; iter < 300; iter++) {
+  for (int iter = 0; iter < 200; iter++) {
     ConvGeometry g;
     const bool pad = pick(0, 1);
     int64_t end[3] = {0, 0, 0};
@@ -119,7 +119,7 @@ TEST(KernelsIm2col, GuardedRandomGeometriesEveryPanelWidth) {
     }
     checked++;
   }
-  EXPECT_GT(checked, 150);
+  EXPECT_GT(checked, 100);
 }
 
 }  // namespace
