@@ -68,6 +68,17 @@ inline Vf odd_lanes(Vf lo, Vf hi) {
 #endif
 }
 
+// a[1], ..., a[kW - 1], b[0].
+inline Vf shift_in(Vf a, Vf b) {
+#if defined(__AVX512F__)
+  return __builtin_shufflevector(a, b, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16);
+#elif defined(__AVX__)
+  return __builtin_shufflevector(a, b, 1, 2, 3, 4, 5, 6, 7, 8);
+#else
+  return __builtin_shufflevector(a, b, 1, 2, 3, 4);
+#endif
+}
+
 // The max of column x[0], x[ld], ... x[(rows - 1) ld], from the first row down.
 template <int Rows>
 inline Vf column_max_v(const float* x, int64_t ld) {
@@ -98,6 +109,21 @@ void windows_3s2(const float* r, int64_t ld, int64_t count, int64_t lim, float* 
     store(out + t, keep_max(e2, keep_max(odd_lanes(lo, hi), keep_max(even_lanes(lo, hi), lowest))));
   };
   int64_t t = 0;
+  // While the next vector's pair is inside the row too, tap 2 is this pair's even lanes shifted
+  // by one with the next pair's first even lane, and the next pair is carried over: half the
+  // column maxima of block().
+  if (t + 2 * kW <= count + kW && 4 * kW - 1 <= lim) {
+    Vf lo = column_max_v<Rows>(r, ld), hi = column_max_v<Rows>(r + kW, ld);
+    Vf e = even_lanes(lo, hi), o = odd_lanes(lo, hi);
+    for (; t + kW <= count && 2 * (t + 2 * kW) - 1 <= lim; t += kW) {
+      const float* pn = r + 2 * (t + kW);
+      Vf lo2 = column_max_v<Rows>(pn, ld), hi2 = column_max_v<Rows>(pn + kW, ld);
+      Vf en = even_lanes(lo2, hi2);
+      store(out + t, keep_max(shift_in(e, en), keep_max(o, keep_max(e, lowest))));
+      e = en;
+      o = odd_lanes(lo2, hi2);
+    }
+  }
   for (; t + kW <= count && 2 * (t + kW) + 1 <= lim; t += kW) block(t);
   if (t < count) {
     // One more vector, overlapping the previous one, as far right as the row allows.
