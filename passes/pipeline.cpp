@@ -4,6 +4,7 @@
 #include "passes/batch_norm_to_affine.h"
 #include "passes/clamp_chains.h"
 #include "passes/codegen.h"
+#include "passes/concat_convs.h"
 #include "passes/cse.h"
 #include "passes/dead_nodes.h"
 #include "passes/fold_affine.h"
@@ -83,6 +84,7 @@ PassManager optimize_passes(bool codegen) {
     m.add_final(std::make_unique<FuseClamp>());
     m.add_final(std::make_unique<MaxPoolValuesPass>());
     m.add_final(std::make_unique<FoldTransposeMatMul>());
+    m.add_final(std::make_unique<ConcatConvsPass>());
   }
   // Last: what element-wise work is still right after a Conv / MatMul (or its packed form, once
   // the kernels' own epilogue passes have taken what they store directly).

@@ -98,13 +98,21 @@ std::shared_ptr<ConvPacked> ConvPacked::with_clamp(float min, float max) const {
 
 void ConvPacked::eval(EvalContext& ctx, const TensorRefs& inputs) const {
   const Tensor& x = required(inputs, 0, name());
+  Shape& out_shape = ctx.temp_shape(3);
+  kernels::ConvGeometry geo = output_geometry(ctx, x, out_shape);
+  Tensor& y = ctx.output(0, DatumType::F32, out_shape);
+  if (y.numel() == 0) return;
+  compute(inputs, geo, out_shape, y.data<float>(), out_channels_ * geo.out_size());
+}
+
+kernels::ConvGeometry ConvPacked::output_geometry(EvalContext& ctx, const Tensor& x,
+                                                  Shape& out_shape) const {
   KILN_ENSURE(x.dtype() == DatumType::F32 && x.rank() >= 3 && x.rank() <= 5,
               "ConvPacked: input must be f32 of rank 3 to 5, got {} [{}]", name_of(x.dtype()),
               shape_to_string(x.shape()));
   const int64_t c_in = in_channels_per_group_ * group_;
   KILN_ENSURE(x.dim(1) == c_in, "ConvPacked: input has {} channels, weights expect {}", x.dim(1),
               c_in);
-  size_t rank = x.rank() - 2;
   Shape& in_spatial = ctx.temp_shape(0);
   in_spatial.assign(x.shape().begin() + 2, x.shape().end());
   Shape& out_spatial = ctx.temp_shape(1);
@@ -120,23 +128,26 @@ void ConvPacked::eval(EvalContext& ctx, const TensorRefs& inputs) const {
     geo.dilation[a] = w3.dilation[a];
     geo.pad[a] = w3.pad[a];
   }
-  (void)rank;
-  Shape& out_shape = ctx.temp_shape(3);
+  out_shape.clear();
   out_shape.push_back(x.dim(0));
   out_shape.push_back(out_channels_);
   out_shape.insert(out_shape.end(), out_spatial.begin(), out_spatial.end());
-  Tensor& y = ctx.output(0, DatumType::F32, out_shape);
-  if (y.numel() == 0) return;
+  return geo;
+}
+
+void ConvPacked::compute(const TensorRefs& inputs, const kernels::ConvGeometry& geo,
+                         const Shape& out_shape, float* yd, int64_t y_batch_stride) const {
+  const Tensor& x = required(inputs, 0, name());
+  const int64_t c_in = in_channels_per_group_ * group_;
   const float* xd = x.data<float>();
-  float* yd = y.data<float>();
   const int64_t is = geo.in_size(), os = geo.out_size();
   const float* bias = bias_ ? bias_->data() : nullptr;
   const float* residual = nullptr;
   if (residual_input_ >= 0) {
     const Tensor& r = required(inputs, static_cast<size_t>(residual_input_), name());
-    KILN_ENSURE(r.dtype() == DatumType::F32 && r.shape() == y.shape(),
+    KILN_ENSURE(r.dtype() == DatumType::F32 && r.shape() == out_shape,
                 "ConvPacked: residual {} [{}] does not match the output [{}]", name_of(r.dtype()),
-                shape_to_string(r.shape()), shape_to_string(y.shape()));
+                shape_to_string(r.shape()), shape_to_string(out_shape));
     residual = r.data<float>();
   }
 
@@ -146,7 +157,7 @@ void ConvPacked::eval(EvalContext& ctx, const TensorRefs& inputs) const {
       a.x = xd + n * c_in * is;
       a.w = weights_->data();
       a.bias = bias;
-      a.y = yd + n * out_channels_ * os;
+      a.y = yd + n * y_batch_stride;
       a.channels = out_channels_;
       a.geo = geo;
       a.min = min_;
@@ -169,7 +180,7 @@ void ConvPacked::eval(EvalContext& ctx, const TensorRefs& inputs) const {
   for (int64_t n = 0; n < x.dim(0); n++) {
     for (int64_t g = 0; g < group_; g++) {
       const float* xg = xd + (n * c_in + g * cg) * is;
-      float* yg = yd + (n * out_channels_ + g * mg) * os;
+      float* yg = yd + n * y_batch_stride + g * mg * os;
       kernels::Epilogue ep;
       ep.row_bias = bias ? bias + g * mg : nullptr;
       if (residual) {

@@ -9,6 +9,7 @@
 #include <memory>
 #include <vector>
 
+#include "kernels/conv/conv_geometry.h"
 #include "kernels/mmm/mmm.h"
 #include "ops/nn/conv.h"
 
@@ -35,6 +36,14 @@ class ConvPacked : public Op {
   bool depthwise() const { return depthwise_; }
   bool clamped() const;
   bool has_residual() const { return residual_input_ >= 0; }
+  int64_t out_channels() const { return out_channels_; }
+
+  // The pieces of eval, for ops that place several convs' outputs in one tensor (ConcatConvs):
+  // checks input x, fills out_shape (uses ctx's temp shapes 0 to 2) and returns the geometry...
+  kernels::ConvGeometry output_geometry(EvalContext& ctx, const Tensor& x, Shape& out_shape) const;
+  // ...then computes into y: image n's channel c plane at y + n * y_batch_stride + c * plane.
+  void compute(const TensorRefs& inputs, const kernels::ConvGeometry& geo, const Shape& out_shape,
+               float* y, int64_t y_batch_stride) const;
 
  private:
   std::shared_ptr<const Conv> reference_;

@@ -3,7 +3,6 @@
 #include <array>
 
 #include "core/error.h"
-#include "core/threading.h"
 
 namespace kiln::ops {
 
@@ -156,29 +155,21 @@ void MatMulDynamic::eval(EvalContext& ctx, const TensorRefs& inputs) const {
   const float* pa = a.data<float>();
   const float* pb = b.data<float>();
   float* py = y.data<float>();
-  auto run = [&](int64_t i0, int64_t i1, int threads) {
-    for (int64_t i = i0; i < i1; i++) {
-      int64_t oa = 0, ob = 0, oy = 0, rem = i;
-      for (size_t d = r - 2; d-- > 0;) {
-        int64_t idx = rem % da[d];
-        rem /= da[d];
-        oa += idx * sa[d];
-        ob += idx * sb[d];
-        oy += idx * sy[d];
-      }
-      kernels::StridedSource src_a(pa + oa, m, k, sa[r - 2], sa[r - 1], kernel_->mr);
-      kernels::StridedSource src_b(pb + ob, n, k, sb[r - 1], sb[r - 2], kernel_->nr);
-      kernels::mmm(*kernel_, m, n, k, src_a, src_b, ep, py + oy, sy[r - 2], threads);
+  // Product after product, each splitting its tiles over the threads. (Spreading the products
+  // over the threads instead would leave a worker's thread-local packing scratch to first grow
+  // in whichever late run first hands it a product: steady-state runs must not allocate.)
+  for (int64_t i = 0; i < batches; i++) {
+    int64_t oa = 0, ob = 0, oy = 0, rem = i;
+    for (size_t d = r - 2; d-- > 0;) {
+      int64_t idx = rem % da[d];
+      rem /= da[d];
+      oa += idx * sa[d];
+      ob += idx * sb[d];
+      oy += idx * sy[d];
     }
-  };
-  // Several products (attention heads): one per thread, each on one thread, rather than each
-  // product split finely. Either way every output is one tile's sum in a fixed order.
-  const int threads = num_threads();
-  if (threads > 1 && batches >= threads && batches * m * n * k >= 65536 * int64_t{threads}) {
-    parallel_for(
-        batches, [&](int64_t i0, int64_t i1) { run(i0, i1, 1); }, threads);
-  } else {
-    run(0, batches, 0);
+    kernels::StridedSource src_a(pa + oa, m, k, sa[r - 2], sa[r - 1], kernel_->mr);
+    kernels::StridedSource src_b(pb + ob, n, k, sb[r - 1], sb[r - 2], kernel_->nr);
+    kernels::mmm(*kernel_, m, n, k, src_a, src_b, ep, py + oy, sy[r - 2]);
   }
 }
 

@@ -8,6 +8,7 @@ namespace kiln::ops {
 class Concat : public Op {
  public:
   explicit Concat(int64_t axis) : axis_(axis) {}
+  int64_t axis() const { return axis_; }
   std::string name() const override { return "Concat"; }
   Attributes attributes() const override { return {{"axis", std::to_string(axis_)}}; }
   std::vector<Fact> output_facts(const FactRefs& inputs) const override;
