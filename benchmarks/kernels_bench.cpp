@@ -1,6 +1,6 @@
 // Kernel micro-benchmarks (Google Benchmark): the core's FMA peak, the packed matrix multiply,
-// depthwise convolutions and im2col convolutions per ISA, reporting GFLOP/s (over CPU time).
-// Run: build/kiln_kernels_bench [--benchmark_filter=depthwise/avx2]
+// depthwise convolutions, im2col convolutions and pooling per ISA, reporting GFLOP/s (over CPU
+// time). Run: build/kiln_kernels_bench [--benchmark_filter=depthwise/avx2]
 #include <benchmark/benchmark.h>
 
 #include <random>
@@ -10,6 +10,7 @@
 #include "kernels/conv/im2col.h"
 #include "kernels/mmm/mmm.h"
 #include "kernels/peak/fma_peak.h"
+#include "kernels/pool/pool.h"
 
 namespace {
 
@@ -94,17 +95,17 @@ void depthwise(benchmark::State& state, Isa isa) {
       benchmark::Counter::kIsRate);
 }
 
-// A k x k convolution (pad k / 2, stride s) as packed weights x im2col panels: m output
-// channels, c input channels, size x size.
-void conv_im2col(benchmark::State& state, Isa isa) {
+// A k x k convolution (stride s; pad k / 2, or none when `valid`) as packed weights x im2col
+// panels: m output channels, c input channels, size x size.
+void conv_im2col(benchmark::State& state, Isa isa, bool valid) {
   const int64_t m = state.range(0), c = state.range(1), size = state.range(2), k = state.range(3);
-  const int64_t s = state.range(4);
+  const int64_t s = state.range(4), pad = valid ? 0 : k / 2;
   kiln::kernels::ConvGeometry g;
   g.in[1] = g.in[2] = size;
   g.kernel[1] = g.kernel[2] = k;
   g.stride[1] = g.stride[2] = s;
-  g.pad[1] = g.pad[2] = k / 2;
-  g.out[1] = g.out[2] = (size + 2 * (k / 2) - k) / s + 1;
+  g.pad[1] = g.pad[2] = pad;
+  g.out[1] = g.out[2] = (size + 2 * pad - k) / s + 1;
   const int64_t kin = c * k * k;
   std::vector<float> x(c * g.in_size(), 0.5f), w(m * kin, 0.25f), y(m * g.out_size());
   const auto& kernel = kiln::kernels::micro_kernel(isa);
@@ -118,6 +119,69 @@ void conv_im2col(benchmark::State& state, Isa isa) {
   }
   state.counters["GFLOP/s"] = benchmark::Counter(
       2.0 * m * kin * g.out_size() * static_cast<double>(state.iterations()) / 1e9,
+      benchmark::Counter::kIsRate);
+}
+
+// Only the im2col B panels of conv_im2col's geometries (c input channels, size x size, k x k,
+// stride s, pad p) for panel width w, all of them once per iteration: floats packed per second.
+void im2col_panels(benchmark::State& state) {
+  const int64_t c = state.range(0), size = state.range(1), k = state.range(2);
+  const int64_t s = state.range(3), pad = state.range(4);
+  const int width = static_cast<int>(state.range(5));
+  kiln::kernels::ConvGeometry g;
+  g.in[1] = g.in[2] = size;
+  g.kernel[1] = g.kernel[2] = k;
+  g.stride[1] = g.stride[2] = s;
+  g.pad[1] = g.pad[2] = pad;
+  g.out[1] = g.out[2] = (size + 2 * pad - k) / s + 1;
+  std::vector<float> x(c * g.in_size(), 0.5f);
+  std::vector<float> padded(kiln::kernels::Im2colSource::padded_floats(c, g));
+  const int64_t panels = (g.out_size() + width - 1) / width;
+  std::vector<float> scratch(c * k * k * width);
+  for (auto _ : state) {
+    kiln::kernels::Im2colSource b(x.data(), c, g, width, padded.data());
+    for (int64_t p = 0; p < panels; p++) benchmark::DoNotOptimize(b.panel(p, scratch.data()));
+    benchmark::ClobberMemory();
+  }
+  state.counters["Gfloat/s"] = benchmark::Counter(
+      static_cast<double>(panels * scratch.size()) * static_cast<double>(state.iterations()) / 1e9,
+      benchmark::Counter::kIsRate);
+}
+
+// Max pool k x k, stride s, no padding, of channels x size x size (squeezenet1_1's 3x3 s2).
+void max_pool(benchmark::State& state, Isa isa) {
+  const int64_t channels = state.range(0), size = state.range(1), k = state.range(2);
+  const int64_t s = state.range(3);
+  kiln::kernels::MaxPool2dGeometry g;
+  g.in_h = g.in_w = size;
+  g.kernel_h = g.kernel_w = k;
+  g.stride_h = g.stride_w = s;
+  g.out_h = g.out_w = (size - k) / s + 1;
+  std::mt19937 rng(1);
+  std::uniform_real_distribution<float> d(-1, 1);
+  std::vector<float> x(channels * size * size), y(channels * g.out_h * g.out_w), row(size + 1);
+  for (auto& v : x) v = d(rng);
+  const auto& kern = kiln::kernels::pool_kernels(isa);
+  for (auto _ : state) {
+    kern.max_pool_2d(x.data(), y.data(), channels, g, row.data());
+    benchmark::ClobberMemory();
+  }
+  state.counters["Gfloat/s"] = benchmark::Counter(
+      static_cast<double>(x.size()) * static_cast<double>(state.iterations()) / 1e9,
+      benchmark::Counter::kIsRate);
+}
+
+// Global average pool of channels x size x size.
+void average_pool(benchmark::State& state, Isa isa) {
+  const int64_t channels = state.range(0), size = state.range(1);
+  std::vector<float> x(channels * size * size, 0.5f), y(channels);
+  const auto& kern = kiln::kernels::pool_kernels(isa);
+  for (auto _ : state) {
+    kern.average_planes(x.data(), y.data(), channels, size * size);
+    benchmark::ClobberMemory();
+  }
+  state.counters["Gfloat/s"] = benchmark::Counter(
+      static_cast<double>(x.size()) * static_cast<double>(state.iterations()) / 1e9,
       benchmark::Counter::kIsRate);
 }
 
@@ -147,12 +211,35 @@ int register_all() {
         ->Args({576, 14, 2, 3})
         ->Unit(benchmark::kMicrosecond);
     // squeezenet1_1 fire expand 3x3 convs, mobilenet_v2's first conv.
-    benchmark::RegisterBenchmark(("conv_im2col/" + name).c_str(), conv_im2col, isa)
+    benchmark::RegisterBenchmark(("conv_im2col/" + name).c_str(), conv_im2col, isa, false)
         ->Args({64, 16, 55, 3, 1})
+        ->Args({128, 32, 27, 3, 1})
         ->Args({256, 64, 13, 3, 1})
         ->Args({32, 3, 224, 3, 2})
         ->Unit(benchmark::kMicrosecond);
+    // squeezenet1_1's first conv (no padding).
+    benchmark::RegisterBenchmark(("conv_im2col_valid/" + name).c_str(), conv_im2col, isa, true)
+        ->Args({64, 3, 224, 3, 2})
+        ->Unit(benchmark::kMicrosecond);
+    // squeezenet1_1's max pools; its and mobilenet_v2's global average pools.
+    benchmark::RegisterBenchmark(("max_pool/" + name).c_str(), max_pool, isa)
+        ->Args({64, 111, 3, 2})
+        ->Args({128, 55, 3, 2})
+        ->Args({256, 27, 3, 2})
+        ->Unit(benchmark::kMicrosecond);
+    benchmark::RegisterBenchmark(("global_average_pool/" + name).c_str(), average_pool, isa)
+        ->Args({1000, 13})
+        ->Args({1280, 7})
+        ->Unit(benchmark::kMicrosecond);
   }
+  // c, size, k, stride, pad, panel width: the conv_im2col shapes at the AVX2 and AVX-512 widths.
+  auto* panels = benchmark::RegisterBenchmark("im2col_panels", im2col_panels);
+  for (int64_t width : {16, 32}) {
+    panels->Args({16, 55, 3, 1, 1, width})->Args({32, 27, 3, 1, 1, width});
+    panels->Args({64, 13, 3, 1, 1, width})->Args({3, 224, 3, 2, 1, width});
+    panels->Args({3, 224, 3, 2, 0, width});
+  }
+  panels->Unit(benchmark::kMicrosecond);
   return 0;
 }
 const int registered = register_all();

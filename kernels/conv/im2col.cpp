@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
 
 #include "core/error.h"
 
@@ -43,29 +44,55 @@ bool reads_input_directly(const ConvGeometry& g) {
   return g.pad[1] == 0 && g.pad[2] == 0 && padded_rows(g) <= g.in[1] && padded_cols(g) <= g.in[2];
 }
 
-// d[j] = s[j * stride] for j < n (n a compile-time width: the copy unrolls and vectorizes).
+typedef float V4 __attribute__((vector_size(16)));
+
+inline V4 load4(const float* p) {
+  V4 v;
+  std::memcpy(&v, p, sizeof(v));
+  return v;
+}
+inline void store4(float* p, V4 v) {
+  std::memcpy(p, &v, sizeof(v));
+}
+
+// Floats copy_line<N> reads from s at this stride: s[0 .. extent).
+constexpr int64_t line_extent(int64_t n, int64_t stride) {
+  return stride == 2 ? 2 * n : (n - 1) * stride + 1;
+}
+
+// d[j] = s[j * stride] for j < N (N a multiple of 4). Stride 2 loads pairs of vectors and keeps
+// their even lanes (so it reads s[2N - 1], one float past the last one it keeps).
 template <int N>
-inline void copy_strided(const float* __restrict s, int64_t stride, float* __restrict d) {
+inline void copy_line(const float* __restrict s, int64_t stride, float* __restrict d) {
   if (stride == 1) {
     std::memcpy(d, s, N * sizeof(float));
   } else if (stride == 2) {
-    for (int j = 0; j < N; j++) d[j] = s[2 * j];
+    for (int j = 0; j < N; j += 4) {
+      store4(d + j, __builtin_shufflevector(load4(s + 2 * j), load4(s + 2 * j + 4), 0, 2, 4, 6));
+    }
   } else {
     for (int j = 0; j < N; j++) d[j] = s[j * stride];
   }
 }
 
-inline void copy_strided(const float* __restrict s, int64_t stride, int64_t n,
-                         float* __restrict d) {
-  switch (n) {
-    case 8:
-      return copy_strided<8>(s, stride, d);
-    case 16:
-      return copy_strided<16>(s, stride, d);
-    case 32:
-      return copy_strided<32>(s, stride, d);
-    default:
-      for (int64_t j = 0; j < n; j++) d[j] = s[j * stride];
+typedef int32_t V4i __attribute__((vector_size(16)));
+
+// {s[0], s[stride], s[2 stride], s[3 stride]} (stride 2: reads s[7]).
+inline V4 load4_strided(const float* s, int64_t stride) {
+  if (stride == 1) return load4(s);
+  if (stride == 2) return __builtin_shufflevector(load4(s), load4(s + 4), 0, 2, 4, 6);
+  return V4{s[0], s[stride], s[2 * stride], s[3 * stride]};
+}
+
+// A panel whose lanes cross output rows (each at least 4 long), per group of 4 lanes: the lanes
+// before mask read tap[a[g] + i * stride], the others tap[b[g] + i * stride] (i < 4; b = a when
+// the group lies in one output row). Branch-free: two loads and a blend per group.
+template <int N>
+void copy_groups(const float* tap, int64_t stride, const int64_t* a, const int64_t* b,
+                 const V4i* mask, float* __restrict d) {
+  for (int g = 0; g < N / 4; g++) {
+    V4 u = load4_strided(tap + a[g], stride), v = load4_strided(tap + b[g], stride);
+    store4(d + 4 * g, mask[g] ? v : u);
   }
 }
 
@@ -107,10 +134,29 @@ Im2colSource::Im2colSource(const float* x, int64_t channels, const ConvGeometry&
     }
     src_ = padded;
   }
+  source_floats_ = channels * plane_stride_;
+  last_tap_ = (channels - 1) * plane_stride_ + (g.kernel[1] - 1) * g.dilation[1] * row_stride_ +
+              (g.kernel[2] - 1) * g.dilation[2];
 }
 
 const float* Im2colSource::panel(int64_t p, float* dst) const {
   if (!planar_) return generic_panel(p, dst);
+  switch (width_) {
+    case 4:
+      return planar_panel<4>(p, dst);
+    case 8:
+      return planar_panel<8>(p, dst);
+    case 16:
+      return planar_panel<16>(p, dst);
+    case 32:
+      return planar_panel<32>(p, dst);
+    default:
+      return planar_panel<0>(p, dst);
+  }
+}
+
+template <int N>
+const float* Im2colSource::planar_panel(int64_t p, float* dst) const {
   const ConvGeometry& g = geo_;
   const int64_t os = g.out_size(), ow = g.out[2];
   const int64_t j0 = p * width_;
@@ -121,37 +167,62 @@ const float* Im2colSource::panel(int64_t p, float* dst) const {
   // kept in a table: the source is built per run and must not allocate).
   const int64_t kh = g.kernel[1], kw = g.kernel[2];
   const int64_t ty = g.dilation[1] * row_stride_, tx = g.dilation[2];
-  if (w == width_ && ox0 + w <= ow) {
-    // The whole panel lies in one output row: per tap, one (strided) copy.
-    const float* base = src_ + oy0 * g.stride[1] * row_stride_ + ox0 * sx;
+  auto each_tap = [&](auto&& copy) {
     float* d = dst;
     for (int64_t c = 0; c < channels_; c++) {
-      const float* bc = base + c * plane_stride_;
+      const float* bc = src_ + c * plane_stride_;
       for (int64_t ky = 0; ky < kh; ky++) {
-        for (int64_t kx = 0; kx < kw; kx++, d += width_) {
-          copy_strided(bc + ky * ty + kx * tx, sx, width_, d);
-        }
+        for (int64_t kx = 0; kx < kw; kx++, d += width_) copy(bc + ky * ty + kx * tx, d);
       }
     }
-    return dst;
+  };
+  // Whether lines starting at src_ + [lo, hi] from every tap stay inside the source (the vector
+  // copies read whole lines, past the lanes they keep).
+  auto lines_inside = [&](int64_t lo, int64_t hi, int64_t extent) {
+    return lo >= 0 && hi + last_tap_ + extent <= source_floats_;
+  };
+  if (N > 0 && w == width_) {
+    if (ox0 + w <= ow) {
+      // The whole panel lies in one output row: per tap, one (strided) copy.
+      const int64_t base = oy0 * g.stride[1] * row_stride_ + ox0 * sx;
+      if (lines_inside(base, base, line_extent(N, sx))) {
+        each_tap([&](const float* tap, float* d) { copy_line<N>(tap + base, sx, d); });
+        return dst;
+      }
+    } else if (ow >= 4) {
+      // Across output rows: per group of 4 lanes, at most two output rows.
+      int64_t a[N / 4 > 0 ? N / 4 : 1], b[N / 4 > 0 ? N / 4 : 1];
+      V4i mask[N / 4 > 0 ? N / 4 : 1];
+      const V4i lane = {0, 1, 2, 3};
+      const int64_t ry = g.stride[1] * row_stride_;
+      int64_t lo = std::numeric_limits<int64_t>::max(), hi = std::numeric_limits<int64_t>::min();
+      for (int gi = 0; gi < N / 4; gi++) {
+        const int64_t q = j0 + 4 * gi, oy = q / ow, ox = q % ow;
+        a[gi] = oy * ry + ox * sx;
+        // Lanes from ow - ox on continue at the start of the next output row.
+        const int64_t split = ow - ox;
+        b[gi] = split < 4 ? (oy + 1) * ry - split * sx : a[gi];
+        mask[gi] = lane >= static_cast<int32_t>(split);
+        lo = std::min({lo, a[gi], b[gi]});
+        hi = std::max({hi, a[gi], b[gi]});
+      }
+      if (lines_inside(lo, hi, line_extent(4, sx))) {
+        each_tap([&](const float* tap, float* d) { copy_groups<N>(tap, sx, a, b, mask, d); });
+        return dst;
+      }
+    }
   }
-  // Across output rows or a partial last panel: one offset per lane; lanes past w are zeros.
+  // Otherwise (a partial last panel, output rows under 4 wide, lines past the source): one offset
+  // per lane; lanes past w are zeros.
   int64_t lane[64];
   for (int64_t j = 0; j < w; j++) {
     const int64_t q = j0 + j, oy = q / ow, ox = q % ow;
     lane[j] = oy * g.stride[1] * row_stride_ + ox * sx;
   }
-  float* d = dst;
-  for (int64_t c = 0; c < channels_; c++) {
-    const float* bc = src_ + c * plane_stride_;
-    for (int64_t ky = 0; ky < kh; ky++) {
-      for (int64_t kx = 0; kx < kw; kx++, d += width_) {
-        const float* s = bc + ky * ty + kx * tx;
-        for (int64_t j = 0; j < w; j++) d[j] = s[lane[j]];
-        for (int64_t j = w; j < width_; j++) d[j] = 0.0f;
-      }
-    }
-  }
+  each_tap([&](const float* s, float* d) {
+    for (int64_t j = 0; j < w; j++) d[j] = s[lane[j]];
+    for (int64_t j = w; j < width_; j++) d[j] = 0.0f;
+  });
   return dst;
 }
 

@@ -29,6 +29,9 @@ class Im2colSource : public PanelSource {
 
  private:
   const float* generic_panel(int64_t p, float* scratch) const;
+  // The 2-D panel for a panel width N of 4, 8, 16 or 32 (vector copies), or any width (N = 0).
+  template <int N>
+  const float* planar_panel(int64_t p, float* scratch) const;
   const float* x_;
   int64_t channels_;
   ConvGeometry geo_;
@@ -37,6 +40,8 @@ class Im2colSource : public PanelSource {
   bool planar_ = false;
   const float* src_ = nullptr;
   int64_t row_stride_ = 0, plane_stride_ = 0;
+  // Floats readable from src_, and the offset of the last tap of the last channel.
+  int64_t source_floats_ = 0, last_tap_ = 0;
 };
 
 }  // namespace kiln::kernels

@@ -4,6 +4,8 @@
 #include <limits>
 
 #include "core/error.h"
+#include "core/threading.h"
+#include "kernels/pool/pool.h"
 #include "ops/nn/nn_common.h"
 
 namespace kiln::ops {
@@ -88,7 +90,18 @@ void GlobalPool::eval(EvalContext& ctx, const TensorRefs& inputs) const {
   Tensor& y = ctx.output(0, x.dtype(), shape);
   switch (x.dtype()) {
     case DatumType::F32:
-      global_pool<float>(x, kind_, p_, y);
+      if (kind_ == PoolKind::Average && x.numel() > 0) {
+        // Vectorized (sums in double, see kernels/pool/pool.h); planes split over threads.
+        const int64_t planes = x.dim(0) * x.dim(1), n = x.numel() / planes;
+        const float* xd = x.data<float>();
+        float* yd = y.data<float>();
+        const kernels::PoolKernels& k = kernels::pool_kernels();
+        parallel_for_work(planes, n, [&](int64_t p0, int64_t p1) {
+          k.average_planes(xd + p0 * n, yd + p0, p1 - p0, n);
+        });
+      } else {
+        global_pool<float>(x, kind_, p_, y);
+      }
       break;
     case DatumType::F64:
       global_pool<double>(x, kind_, p_, y);

@@ -1,5 +1,6 @@
 // GlobalAveragePool, GlobalMaxPool and GlobalLpPool: one value per (batch, channel) over all
-// spatial dims, which are kept with size 1.
+// spatial dims, which are kept with size 1. f32 averages run on kernels/pool (double vector sums,
+// planes split over threads); the rest sums sequentially in double.
 #pragma once
 
 #include "core/op.h"

@@ -1,31 +1,10 @@
 #include "ops/nn/max_pool_values.h"
 
-#include <algorithm>
-#include <limits>
-#include <vector>
-
 #include "core/error.h"
 #include "core/threading.h"
+#include "kernels/pool/pool.h"
 
 namespace kiln::ops {
-
-namespace {
-
-// out[ox] = max of the KW values at row[(ox - first) * S + i], for ox in [first, end); the same
-// comparisons in the same order as the bounded loop (NaNs are skipped there too).
-template <int KW, int S>
-void window_max(const float* __restrict row, int64_t first, int64_t end, float* __restrict out) {
-  const float lowest = -std::numeric_limits<float>::infinity();
-  for (int64_t ox = first; ox < end; ox++) {
-    const float* r = row + (ox - first) * S;
-    float best = lowest;
-#pragma GCC unroll 4
-    for (int i = 0; i < KW; i++) best = r[i] > best ? r[i] : best;
-    out[ox] = best;
-  }
-}
-
-}  // namespace
 
 MaxPoolValues::MaxPoolValues(std::shared_ptr<const Pool> reference)
     : reference_(std::move(reference)) {
@@ -76,63 +55,28 @@ void MaxPoolValues::eval(EvalContext& ctx, const TensorRefs& inputs) const {
   Tensor& y = ctx.output(0, DatumType::F32, out_shape);
   if (y.numel() == 0) return;
   const int64_t planes = x.dim(0) * x.dim(1);
-  const int64_t ih = w.in[1], iw = w.in[2], oh = w.out[1], ow = w.out[2];
-  const int64_t kh = w.kernel[1], kw = w.kernel[2], sy = w.stride[1], sx = w.stride[2];
-  const int64_t py = w.pad[1], px = w.pad[2];
+  kernels::MaxPool2dGeometry k;
+  k.in_h = w.in[1];
+  k.in_w = w.in[2];
+  k.out_h = w.out[1];
+  k.out_w = w.out[2];
+  k.kernel_h = w.kernel[1];
+  k.kernel_w = w.kernel[2];
+  k.stride_h = w.stride[1];
+  k.stride_w = w.stride[2];
+  k.pad_h = w.pad[1];
+  k.pad_w = w.pad[2];
   const float* xd = x.data<float>();
   float* yd = y.data<float>();
-  const float lowest = -std::numeric_limits<float>::infinity();
-  // Outputs [in0, in1) have their whole window inside the row: fixed-width loops for them.
-  const int64_t in0 = std::min<int64_t>(ow, (px + sx - 1) / sx);
-  const int64_t in1 =
-      iw - kw + px < 0 ? in0 : std::clamp<int64_t>((iw - kw + px) / sx + 1, in0, ow);
-  // One row of column maxima per plane, from the node's scratch (taken here, on the evaluating
-  // thread): no allocation per run on any thread, whichever planes a worker takes.
-  float* rows = ctx.scratch<float>(static_cast<size_t>(planes * iw));
-  auto body = [&](int64_t p0, int64_t p1) {
-    for (int64_t p = p0; p < p1; p++) {
-      std::span<float> row(rows + p * iw, static_cast<size_t>(iw));
-      const float* xp = xd + p * ih * iw;
-      float* yp = yd + p * oh * ow;
-      for (int64_t oy = 0; oy < oh; oy++) {
-        // Column maxima over the kernel rows inside the input.
-        int64_t y0 = std::max<int64_t>(oy * sy - py, 0);
-        int64_t y1 = std::min<int64_t>(oy * sy - py + kh, ih);
-        float* rr = row.data();
-        if (y0 >= y1) {
-          std::fill(row.begin(), row.end(), lowest);
-        } else {
-          std::copy_n(xp + y0 * iw, iw, rr);
-          for (int64_t yy = y0 + 1; yy < y1; yy++) {
-            const float* src = xp + yy * iw;
-            for (int64_t i = 0; i < iw; i++) rr[i] = src[i] > rr[i] ? src[i] : rr[i];
-          }
-        }
-        float* out = yp + oy * ow;
-        auto edge = [&](int64_t ox) {
-          int64_t x0 = std::max<int64_t>(ox * sx - px, 0);
-          int64_t x1 = std::min<int64_t>(ox * sx - px + kw, iw);
-          float best = lowest;
-          for (int64_t i = x0; i < x1; i++) best = rr[i] > best ? rr[i] : best;
-          out[ox] = best;
-        };
-        for (int64_t ox = 0; ox < in0; ox++) edge(ox);
-        if (kw == 3 && sx == 2) {
-          window_max<3, 2>(rr + in0 * sx - px, in0, in1, out);
-        } else if (kw == 3 && sx == 1) {
-          window_max<3, 1>(rr + in0 * sx - px, in0, in1, out);
-        } else if (kw == 2 && sx == 2) {
-          window_max<2, 2>(rr + in0 * sx - px, in0, in1, out);
-        } else {
-          for (int64_t ox = in0; ox < in1; ox++) edge(ox);
-        }
-        for (int64_t ox = in1; ox < ow; ox++) edge(ox);
-      }
-    }
-  };
-  int64_t work = planes * oh * ow * kh * kw;
-  int threads = static_cast<int>(std::clamp<int64_t>(work / 65536, 1, num_threads()));
-  parallel_for(planes, body, threads);
+  const kernels::PoolKernels& kern = kernels::pool_kernels();
+  // One row of column maxima per chunk of planes, from the node's scratch (taken here, on the
+  // evaluating thread): no allocation per run on any thread, whichever chunk a worker takes.
+  const int64_t row = k.in_w + 1;
+  float* rows = ctx.scratch<float>(static_cast<size_t>(planes * row));
+  const int64_t in_plane = k.in_h * k.in_w, out_plane = k.out_h * k.out_w;
+  parallel_for_work(planes, in_plane + out_plane * k.kernel_w, [&](int64_t p0, int64_t p1) {
+    kern.max_pool_2d(xd + p0 * in_plane, yd + p0 * out_plane, p1 - p0, k, rows + p0 * row);
+  });
 }
 
 }  // namespace kiln::ops

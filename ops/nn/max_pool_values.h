@@ -1,6 +1,7 @@
 // MaxPoolValues: an f32 MaxPool whose indices output nobody reads (put in place by the optimize
 // pass max-pool-values): one output, a separable kernel (the max of the kernel rows first, then
-// along each output row), with no per-element bounds checks. 1-D and 2-D, no dilation.
+// along each output row; vectorized in kernels/pool), with no per-element bounds checks. 1-D and
+// 2-D, no dilation.
 #pragma once
 
 #include <array>

@@ -1,0 +1,288 @@
+// The body of the pool kernels in GCC vector extensions, included by one .cpp per ISA (each
+// compiled with its ISA's flags). It reuses the vector type of vec_math_impl.h; anonymous
+// namespace: see kernels/mmm/x86_64/tile_simd.h.
+#pragma once
+
+#include <algorithm>
+#include <limits>
+
+#include "kernels/elementwise/vec_math_impl.h"
+#include "kernels/pool/pool.h"
+
+namespace kiln::kernels {
+namespace {
+
+// The even lanes of the 2 kW floats lo:hi (lo[0], lo[2], ..., hi[0], hi[2], ...).
+inline Vf even_lanes(Vf lo, Vf hi) {
+#if defined(__AVX512F__)
+  return __builtin_shufflevector(lo, hi, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+#elif defined(__AVX__)
+  return __builtin_shufflevector(lo, hi, 0, 2, 4, 6, 8, 10, 12, 14);
+#else
+  return __builtin_shufflevector(lo, hi, 0, 2, 4, 6);
+#endif
+}
+
+// v > best ? v : best, lane by lane (NaN in v: best stays; NaN in best: it stays).
+inline Vf keep_max(Vf v, Vf best) {
+  return v > best ? v : best;
+}
+inline float keep_max(float v, float best) {
+  return v > best ? v : best;
+}
+
+// out[t] = max over i < kw of r[t * S + i] (from -inf, i ascending) for t < count. Reads
+// r[0 .. (count - 1) * S + kw] (S = 2: one float past the last window, the odd lane of the last
+// pair, loaded and dropped). A count that is not a whole number of vectors ends with one vector
+// overlapping the previous one (same values stored twice).
+template <int S>
+void row_window_max(const float* r, int64_t kw, int64_t count, float* out) {
+  const Vf lowest = splat(-std::numeric_limits<float>::infinity());
+  auto block = [&](int64_t t) {
+    Vf best = lowest;
+    for (int64_t i = 0; i < kw; i++) {
+      const float* p = r + t * S + i;
+      Vf v = S == 1 ? load(p) : even_lanes(load(p), load(p + kW));
+      best = keep_max(v, best);
+    }
+    store(out + t, best);
+  };
+  int64_t t = 0;
+  for (; t + kW <= count; t += kW) block(t);
+  if (t == count) return;
+  if (count >= kW) return block(count - kW);
+  for (; t < count; t++) {
+    float best = -std::numeric_limits<float>::infinity();
+    for (int64_t i = 0; i < kw; i++) best = keep_max(r[t * S + i], best);
+    out[t] = best;
+  }
+}
+
+inline Vf odd_lanes(Vf lo, Vf hi) {
+#if defined(__AVX512F__)
+  return __builtin_shufflevector(lo, hi, 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
+#elif defined(__AVX__)
+  return __builtin_shufflevector(lo, hi, 1, 3, 5, 7, 9, 11, 13, 15);
+#else
+  return __builtin_shufflevector(lo, hi, 1, 3, 5, 7);
+#endif
+}
+
+// a[1], ..., a[kW - 1], b[0].
+inline Vf shift_in(Vf a, Vf b) {
+#if defined(__AVX512F__)
+  return __builtin_shufflevector(a, b, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16);
+#elif defined(__AVX__)
+  return __builtin_shufflevector(a, b, 1, 2, 3, 4, 5, 6, 7, 8);
+#else
+  return __builtin_shufflevector(a, b, 1, 2, 3, 4);
+#endif
+}
+
+// The max of column x[0], x[ld], ... x[(rows - 1) ld], from the first row down.
+template <int Rows>
+inline Vf column_max_v(const float* x, int64_t ld) {
+  Vf v = load(x);
+  for (int r = 1; r < Rows; r++) v = keep_max(load(x + r * ld), v);
+  return v;
+}
+inline float column_max_s(const float* x, int64_t ld, int64_t rows) {
+  float v = x[0];
+  for (int64_t r = 1; r < rows; r++) v = keep_max(x[r * ld], v);
+  return v;
+}
+
+// The 3-wide windows of stride 2 (the usual 3x3 s2 max pool) straight from `Rows` input rows at r
+// (row stride ld), without a row of column maxima in between (whose misaligned reloads would wait
+// for its stores): out[t] = max of the column maxima at r[2t], r[2t + 1], r[2t + 2], from -inf,
+// for t < count. Reads r[0 .. lim] of each row only (lim >= 2 count): past 2 count, the values
+// are loaded into lanes that are dropped, so lim may reach into the next row.
+template <int Rows>
+void windows_3s2(const float* r, int64_t ld, int64_t count, int64_t lim, float* out) {
+  const Vf lowest = splat(-std::numeric_limits<float>::infinity());
+  // Outputs t .. t + kW: taps 0 and 1 are the even and odd lanes of the pair at r + 2t, tap 2 the
+  // even lanes of the pair at r + 2t + 2; reads r[2t .. 2t + 2 kW + 1].
+  auto block = [&](int64_t t) {
+    const float* p = r + 2 * t;
+    Vf lo = column_max_v<Rows>(p, ld), hi = column_max_v<Rows>(p + kW, ld);
+    Vf e2 = even_lanes(column_max_v<Rows>(p + 2, ld), column_max_v<Rows>(p + 2 + kW, ld));
+    store(out + t, keep_max(e2, keep_max(odd_lanes(lo, hi), keep_max(even_lanes(lo, hi), lowest))));
+  };
+  int64_t t = 0;
+  // While the next vector's pair is inside the row too, tap 2 is this pair's even lanes shifted
+  // by one with the next pair's first even lane, and the next pair is carried over: half the
+  // column maxima of block().
+  if (t + 2 * kW <= count + kW && 4 * kW - 1 <= lim) {
+    Vf lo = column_max_v<Rows>(r, ld), hi = column_max_v<Rows>(r + kW, ld);
+    Vf e = even_lanes(lo, hi), o = odd_lanes(lo, hi);
+    for (; t + kW <= count && 2 * (t + 2 * kW) - 1 <= lim; t += kW) {
+      const float* pn = r + 2 * (t + kW);
+      Vf lo2 = column_max_v<Rows>(pn, ld), hi2 = column_max_v<Rows>(pn + kW, ld);
+      Vf en = even_lanes(lo2, hi2);
+      store(out + t, keep_max(shift_in(e, en), keep_max(o, keep_max(e, lowest))));
+      e = en;
+      o = odd_lanes(lo2, hi2);
+    }
+  }
+  for (; t + kW <= count && 2 * (t + kW) + 1 <= lim; t += kW) block(t);
+  if (t < count) {
+    // One more vector, overlapping the previous one, as far right as the row allows.
+    const int64_t last = std::min(count - kW, (lim - 1) / 2 - kW);
+    if (last >= 0 && last + kW > t) {
+      block(last);
+      t = last + kW;
+    }
+  }
+  for (; t < count; t++) {
+    float best = -std::numeric_limits<float>::infinity();
+    for (int64_t i = 0; i < 3; i++) best = keep_max(column_max_s(r + 2 * t + i, ld, Rows), best);
+    out[t] = best;
+  }
+}
+
+// rr[i] = max over the `rows` rows (stride `ld`) of x[r * ld + i], from row 0 down, for i < ld.
+// Like the rows, a width that is not a whole number of vectors ends with an overlapping vector.
+template <int Rows>
+inline void column_max_fixed(const float* x, int64_t ld, float* rr) {
+  auto block = [&](int64_t i) {
+    Vf v = load(x + i);
+    for (int r = 1; r < Rows; r++) v = keep_max(load(x + r * ld + i), v);
+    store(rr + i, v);
+  };
+  int64_t i = 0;
+  for (; i + kW <= ld; i += kW) block(i);
+  if (i < ld) block(ld - kW);
+}
+
+void column_max(const float* x, int64_t ld, int64_t rows, float* rr) {
+  if (ld >= kW) {
+    if (rows == 1) return std::memcpy(rr, x, static_cast<size_t>(ld) * sizeof(float)), void();
+    if (rows == 2) return column_max_fixed<2>(x, ld, rr);
+    if (rows == 3) return column_max_fixed<3>(x, ld, rr);
+  }
+  int64_t i = 0;
+  for (; i + kW <= ld; i += kW) {
+    Vf v = load(x + i);
+    for (int64_t r = 1; r < rows; r++) v = keep_max(load(x + r * ld + i), v);
+    store(rr + i, v);
+  }
+  for (; i < ld; i++) {
+    float v = x[i];
+    for (int64_t r = 1; r < rows; r++) v = keep_max(x[r * ld + i], v);
+    rr[i] = v;
+  }
+}
+
+void max_pool_2d_impl(const float* x, float* y, int64_t planes, const MaxPool2dGeometry& g,
+                      float* rr) {
+  const float lowest = -std::numeric_limits<float>::infinity();
+  const int64_t ih = g.in_h, iw = g.in_w, oh = g.out_h, ow = g.out_w;
+  const int64_t kh = g.kernel_h, kw = g.kernel_w, sy = g.stride_h, sx = g.stride_w;
+  const int64_t py = g.pad_h, px = g.pad_w;
+  // Outputs [in0, in1) have their whole window inside the row.
+  const int64_t in0 = std::min<int64_t>(ow, (px + sx - 1) / sx);
+  const int64_t in1 =
+      iw - kw + px < 0 ? in0 : std::clamp<int64_t>((iw - kw + px) / sx + 1, in0, ow);
+  rr[iw] = lowest;  // read (and dropped) by the stride-2 rows' last vector
+  const float* x_end = x + planes * ih * iw;
+  const bool fused_3s2 = sx == 2 && kw == 3 && in1 > in0;
+  for (int64_t p = 0; p < planes; p++) {
+    const float* xp = x + p * ih * iw;
+    float* yp = y + p * oh * ow;
+    for (int64_t oy = 0; oy < oh; oy++) {
+      // Column maxima over the kernel rows inside the input, from the first one down.
+      const int64_t y0 = std::max<int64_t>(oy * sy - py, 0);
+      const int64_t y1 = std::min<int64_t>(oy * sy - py + kh, ih);
+      const int64_t rows = y1 - y0;
+      float* out = yp + oy * ow;
+      if (fused_3s2 && rows >= 1 && rows <= 3) {
+        const float* xr = xp + y0 * iw;
+        auto edge = [&](int64_t ox) {
+          const int64_t x0 = std::max<int64_t>(ox * sx - px, 0);
+          const int64_t x1 = std::min<int64_t>(ox * sx - px + kw, iw);
+          float best = lowest;
+          for (int64_t i = x0; i < x1; i++) best = keep_max(column_max_s(xr + i, iw, rows), best);
+          out[ox] = best;
+        };
+        for (int64_t ox = 0; ox < in0; ox++) edge(ox);
+        const int64_t off = in0 * sx - px;
+        // The last column the bottom row may read: its own last one, or one more (the next row's
+        // first) when that is still inside x, so that rows end with a whole vector.
+        const bool more = xr + (rows - 1) * iw + iw < x_end;
+        const int64_t lim = iw - 1 - off + (more ? 1 : 0);
+        if (rows == 3) {
+          windows_3s2<3>(xr + off, iw, in1 - in0, lim, out + in0);
+        } else if (rows == 2) {
+          windows_3s2<2>(xr + off, iw, in1 - in0, lim, out + in0);
+        } else {
+          windows_3s2<1>(xr + off, iw, in1 - in0, lim, out + in0);
+        }
+        for (int64_t ox = in1; ox < ow; ox++) edge(ox);
+        continue;
+      }
+      if (rows <= 0) {
+        std::fill(rr, rr + iw, lowest);
+      } else {
+        column_max(xp + y0 * iw, iw, rows, rr);
+      }
+      auto edge = [&](int64_t ox) {
+        const int64_t x0 = std::max<int64_t>(ox * sx - px, 0);
+        const int64_t x1 = std::min<int64_t>(ox * sx - px + kw, iw);
+        float best = lowest;
+        for (int64_t i = x0; i < x1; i++) best = keep_max(rr[i], best);
+        out[ox] = best;
+      };
+      for (int64_t ox = 0; ox < in0; ox++) edge(ox);
+      if (in1 > in0) {
+        const float* r = rr + in0 * sx - px;
+        if (sx == 2) {
+          row_window_max<2>(r, kw, in1 - in0, out + in0);
+        } else if (sx == 1) {
+          row_window_max<1>(r, kw, in1 - in0, out + in0);
+        } else {
+          for (int64_t ox = in0; ox < in1; ox++) edge(ox);
+        }
+      }
+      for (int64_t ox = in1; ox < ow; ox++) edge(ox);
+    }
+  }
+}
+
+// A register of doubles (half as many lanes as Vf) and the floats it is widened from.
+typedef double Vd __attribute__((vector_size(kW * 4)));
+constexpr int64_t kWd = kW / 2;
+typedef float Vfd __attribute__((vector_size(kWd * 4)));  // the floats one Vd holds
+
+inline Vd load_widen(const float* p) {
+  Vfd v;
+  std::memcpy(&v, p, sizeof(v));
+  return __builtin_convertvector(v, Vd);
+}
+
+// Sums in double, four vector accumulators (so the adds overlap), then lanes in order.
+void average_planes_impl(const float* x, float* y, int64_t planes, int64_t n) {
+  for (int64_t p = 0; p < planes; p++) {
+    const float* xp = x + p * n;
+    Vd a0{}, a1{}, a2{}, a3{};
+    int64_t i = 0;
+    for (; i + 4 * kWd <= n; i += 4 * kWd) {
+      a0 += load_widen(xp + i);
+      a1 += load_widen(xp + i + kWd);
+      a2 += load_widen(xp + i + 2 * kWd);
+      a3 += load_widen(xp + i + 3 * kWd);
+    }
+    for (; i + kWd <= n; i += kWd) a0 += load_widen(xp + i);
+    Vd a = (a0 + a1) + (a2 + a3);
+    double sum = 0;
+    for (int64_t l = 0; l < kWd; l++) sum += a[l];
+    for (; i < n; i++) sum += static_cast<double>(xp[i]);
+    y[p] = static_cast<float>(sum / static_cast<double>(n));
+  }
+}
+
+inline PoolKernels make_pool_kernels() {
+  return PoolKernels{&max_pool_2d_impl, &average_planes_impl};
+}
+
+}  // namespace
+}  // namespace kiln::kernels

@@ -1,0 +1,195 @@
+// kernels/pool on every ISA this machine has (generic included):
+// - max_pool_2d against the reference MaxPool op on random 2-D and 1-D geometries (kernels 1..7,
+//   strides 1..3, pads, floor and ceil mode, rows from 1 to 70 wide so vector bodies, overlapping
+//   last vectors and scalar tails all run): exact, max is exact.
+// - max_pool_2d with NaNs against a scalar model of the documented order (column max from the
+//   window's first row down, then along the row from -inf): exact, NaN positions included.
+// - average_planes against a sequential double sum: |error| <= 2^-24 |mean| (the final rounding
+//   to float) + n 2^-52 mean |x| (double sums in another order); a dropped or doubled element is
+//   off by ~|x| / n, thousands of times more.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <random>
+
+#include "kernels/pool/pool.h"
+#include "ops/nn/pool.h"
+#include "tests/ops/nn/nn_test_util.h"
+
+namespace kiln {
+namespace {
+
+using kiln::testing::run_op;
+
+int64_t pick(std::mt19937& rng, int64_t lo, int64_t hi) {
+  return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
+}
+
+// A random geometry and the reference op's output for it; false when the window does not fit.
+struct Case {
+  Shape x_shape;
+  ops::WindowGeometry g;
+  kernels::MaxPool2dGeometry k;
+};
+
+bool random_case(std::mt19937& rng, bool one_d, Case& c) {
+  const int64_t ih = one_d ? 1 : pick(rng, 1, 20), iw = pick(rng, 1, 70);
+  const int64_t kh = one_d ? 1 : pick(rng, 1, 5), kw = pick(rng, 1, 7);
+  const int64_t sy = one_d ? 1 : pick(rng, 1, 3);
+  int64_t sx = pick(rng, 1, 3);
+  if (pick(rng, 0, 1)) sx = 2;
+  const int64_t pt = one_d ? 0 : pick(rng, 0, kh - 1), pb = one_d ? 0 : pick(rng, 0, kh - 1);
+  const int64_t pl = pick(rng, 0, kw - 1), pr = pick(rng, 0, kw - 1);
+  if (ih + pt + pb < kh || iw + pl + pr < kw) return false;
+  c.x_shape = one_d ? Shape{pick(rng, 1, 2), pick(rng, 1, 3), iw}
+                    : Shape{pick(rng, 1, 2), pick(rng, 1, 3), ih, iw};
+  if (one_d) {
+    c.g.kernel = {kw};
+    c.g.strides = {sx};
+    c.g.pads = {pl, pr};
+  } else {
+    c.g.kernel = {kh, kw};
+    c.g.strides = {sy, sx};
+    c.g.pads = {pt, pl, pb, pr};
+  }
+  c.g.ceil_mode = pick(rng, 0, 1);
+  Shape spatial(c.x_shape.begin() + 2, c.x_shape.end());
+  auto r = c.g.complete(spatial.size(), "MaxPool").resolve(spatial, "MaxPool");
+  c.k.in_h = ih;
+  c.k.in_w = iw;
+  c.k.out_h = one_d ? 1 : r.output[0];
+  c.k.out_w = r.output.back();
+  c.k.kernel_h = kh;
+  c.k.kernel_w = kw;
+  c.k.stride_h = sy;
+  c.k.stride_w = sx;
+  c.k.pad_h = one_d ? 0 : r.pad_begin[0];
+  c.k.pad_w = r.pad_begin.back();
+  return c.k.out_h > 0 && c.k.out_w > 0;
+}
+
+std::vector<float> run_kernel(const kernels::PoolKernels& kern, const Case& c,
+                              const std::vector<float>& x) {
+  const int64_t planes = c.x_shape[0] * c.x_shape[1];
+  std::vector<float> y(static_cast<size_t>(planes * c.k.out_h * c.k.out_w), 7.0f);
+  std::vector<float> row(static_cast<size_t>(c.k.in_w + 1), 3.0f);
+  kern.max_pool_2d(x.data(), y.data(), planes, c.k, row.data());
+  return y;
+}
+
+TEST(KernelsPool, MaxPoolMatchesReferenceEveryIsa) {
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> d(-1, 1);
+  int checked = 0;
+  for (int iter = 0; iter < 400; iter++) {
+    Case c;
+    if (!random_case(rng, iter % 4 == 3, c)) continue;
+    std::vector<float> v(static_cast<size_t>(shape_numel(c.x_shape)));
+    for (auto& e : v) e = d(rng);
+    ops::Pool pool(ops::PoolKind::Max, c.g, ops::Pool::Options{});
+    Tensor want = run_op(pool, {Tensor::from_vector<float>(c.x_shape, v)}, 2)[0];
+    ASSERT_EQ(want.numel(), c.x_shape[0] * c.x_shape[1] * c.k.out_h * c.k.out_w);
+    for (kernels::Isa isa : kernels::supported_isas()) {
+      std::vector<float> got = run_kernel(kernels::pool_kernels(isa), c, v);
+      for (int64_t i = 0; i < want.numel(); i++) {
+        ASSERT_EQ(got[i], want.data<float>()[i])
+            << kernels::isa_name(isa) << " at " << i << " in " << shape_to_string(c.x_shape)
+            << " k " << c.k.kernel_h << "x" << c.k.kernel_w << " s " << c.k.stride_h << ","
+            << c.k.stride_w << " pad " << c.k.pad_h << "," << c.k.pad_w;
+      }
+    }
+    checked++;
+  }
+  EXPECT_GT(checked, 300);
+}
+
+// The documented order, scalar: per output row, column maxima from the window's first row down,
+// then the max along the row from -inf. Counts the windows that hold a NaN in `nan_windows`.
+std::vector<float> model_max_pool(const Case& c, const std::vector<float>& x, int& nan_windows) {
+  const auto& g = c.k;
+  const int64_t planes = c.x_shape[0] * c.x_shape[1];
+  const float lowest = -std::numeric_limits<float>::infinity();
+  std::vector<float> y;
+  for (int64_t p = 0; p < planes; p++) {
+    for (int64_t oy = 0; oy < g.out_h; oy++) {
+      for (int64_t ox = 0; ox < g.out_w; ox++) {
+        float best = lowest;
+        bool nan = false;
+        for (int64_t ix = ox * g.stride_w - g.pad_w; ix < ox * g.stride_w - g.pad_w + g.kernel_w;
+             ix++) {
+          if (ix < 0 || ix >= g.in_w) continue;
+          bool first = true;
+          float col = lowest;
+          for (int64_t iy = oy * g.stride_h - g.pad_h; iy < oy * g.stride_h - g.pad_h + g.kernel_h;
+               iy++) {
+            if (iy < 0 || iy >= g.in_h) continue;
+            float v = x[static_cast<size_t>((p * g.in_h + iy) * g.in_w + ix)];
+            nan |= std::isnan(v);
+            col = first ? v : (v > col ? v : col);
+            first = false;
+          }
+          best = col > best ? col : best;
+        }
+        nan_windows += nan;
+        y.push_back(best);
+      }
+    }
+  }
+  return y;
+}
+
+TEST(KernelsPool, MaxPoolNaNsFollowTheDocumentedOrderEveryIsa) {
+  std::mt19937 rng(6);
+  std::uniform_real_distribution<float> d(-1, 1);
+  int nan_windows = 0;
+  for (int iter = 0; iter < 300; iter++) {
+    Case c;
+    if (!random_case(rng, iter % 4 == 3, c)) continue;
+    std::vector<float> v(static_cast<size_t>(shape_numel(c.x_shape)));
+    for (auto& e : v) e = pick(rng, 0, 9) == 0 ? std::nanf("") : d(rng);
+    std::vector<float> want = model_max_pool(c, v, nan_windows);
+    for (kernels::Isa isa : kernels::supported_isas()) {
+      std::vector<float> got = run_kernel(kernels::pool_kernels(isa), c, v);
+      for (size_t i = 0; i < want.size(); i++) {
+        ASSERT_TRUE(got[i] == want[i] || (std::isnan(got[i]) && std::isnan(want[i])))
+            << kernels::isa_name(isa) << " at " << i << ": " << got[i] << " vs " << want[i];
+      }
+    }
+  }
+  EXPECT_GT(nan_windows, 1000);
+}
+
+TEST(KernelsPool, AveragePlanesWithinStatedErrorEveryIsa) {
+  std::mt19937 rng(7);
+  const std::vector<int64_t> sizes = {1,  2,  3,  4,  5,  7,  8,   9,   15,
+                                      16, 17, 31, 33, 49, 64, 169, 1000};
+  for (kernels::Isa isa : kernels::supported_isas()) {
+    SCOPED_TRACE(kernels::isa_name(isa));
+    const auto& k = kernels::pool_kernels(isa);
+    for (int64_t n : sizes) {
+      for (float offset : {0.0f, 100.0f}) {
+        const int64_t planes = 5;
+        std::uniform_real_distribution<float> d(offset - 1, offset + 1);
+        std::vector<float> x(static_cast<size_t>(planes * n));
+        for (auto& e : x) e = d(rng);
+        std::vector<float> y(static_cast<size_t>(planes), -1.0f);
+        k.average_planes(x.data(), y.data(), planes, n);
+        for (int64_t p = 0; p < planes; p++) {
+          double sum = 0, abs_sum = 0;
+          for (int64_t i = 0; i < n; i++) {
+            sum += x[static_cast<size_t>(p * n + i)];
+            abs_sum += std::abs(x[static_cast<size_t>(p * n + i)]);
+          }
+          const double want = sum / static_cast<double>(n);
+          const double tol = std::ldexp(std::abs(want), -24) +
+                             static_cast<double>(n) * std::ldexp(abs_sum / n, -52);
+          EXPECT_NEAR(y[p], want, tol) << "n " << n << " plane " << p;
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace kiln
