@@ -8,6 +8,27 @@ void depthwise_conv_f32_generic(const DepthwiseArgs& args, int64_t c0, int64_t c
   depthwise_body(args, c0, c1);
 }
 
+int64_t depthwise_scratch_floats_generic(const ConvGeometry& geo) {
+  return depthwise_scratch_size(geo);
+}
+
+int64_t depthwise_scratch_floats(const ConvGeometry& geo, Isa isa) {
+  switch (isa) {
+#if defined(__x86_64__) && defined(KILN_HAVE_X86_TILES)
+    case Isa::Avx512:
+      return depthwise_scratch_floats_avx512(geo);
+    case Isa::Avx2:
+      return depthwise_scratch_floats_avx2(geo);
+#endif
+#if defined(KILN_HAVE_NEON_TILES)
+    case Isa::Neon:
+      return depthwise_scratch_floats_neon(geo);
+#endif
+    default:
+      return depthwise_scratch_floats_generic(geo);
+  }
+}
+
 void depthwise_conv_f32(const DepthwiseArgs& args, int64_t c0, int64_t c1, Isa isa) {
   switch (isa) {
 #if defined(__x86_64__) && defined(KILN_HAVE_X86_TILES)

@@ -19,19 +19,30 @@ struct DepthwiseArgs {
   ConvGeometry geo;
   float min = -std::numeric_limits<float>::infinity();
   float max = std::numeric_limits<float>::infinity();
+  // depthwise_scratch_floats(geo, isa) floats the call may use, or null: the kernel then uses
+  // scratch of the thread it runs on. Callers that split channels over threads lend each chunk
+  // a slice of their own, so a worker never first grows a buffer in a late (steady-state) run.
+  float* scratch = nullptr;
 };
+
+// Floats of scratch one depthwise_conv_f32 call with this geometry needs under `isa`.
+int64_t depthwise_scratch_floats(const ConvGeometry& geo, Isa isa);
 
 // Computes channels [c0, c1) of one image.
 void depthwise_conv_f32(const DepthwiseArgs& args, int64_t c0, int64_t c1, Isa isa);
 
 // Per-ISA bodies (kernels/conv/depthwise_impl.h compiled for each).
 void depthwise_conv_f32_generic(const DepthwiseArgs& args, int64_t c0, int64_t c1);
+int64_t depthwise_scratch_floats_generic(const ConvGeometry& geo);
 #if defined(__x86_64__)
 void depthwise_conv_f32_avx2(const DepthwiseArgs& args, int64_t c0, int64_t c1);
 void depthwise_conv_f32_avx512(const DepthwiseArgs& args, int64_t c0, int64_t c1);
+int64_t depthwise_scratch_floats_avx2(const ConvGeometry& geo);
+int64_t depthwise_scratch_floats_avx512(const ConvGeometry& geo);
 #endif
 #if defined(__aarch64__) || defined(__arm__)
 void depthwise_conv_f32_neon(const DepthwiseArgs& args, int64_t c0, int64_t c1);
+int64_t depthwise_scratch_floats_neon(const ConvGeometry& geo);
 #endif
 
 }  // namespace kiln::kernels

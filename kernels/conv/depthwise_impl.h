@@ -168,15 +168,32 @@ inline float* thread_buffer(int index, int64_t count) {
   return buffers[index];
 }
 
+inline bool polyphase_supported(const ConvGeometry& g) {
+  return g.in[0] == 1 && g.kernel[0] == 1 && g.out[0] == 1 && g.kernel_size() <= 64;
+}
+
+// Floats of scratch depthwise_body needs (its buffers 0 and 1 back to back).
+inline int64_t depthwise_scratch_size(const ConvGeometry& g) {
+  if (depthwise_rows_supported(g)) return depthwise_rows_buffer_size(g);
+  if (polyphase_supported(g)) {
+    const Polyphase pp(g);
+    return pp.total + pp.nq_padded;
+  }
+  return 0;
+}
+
 inline void depthwise_body(const DepthwiseArgs& a, int64_t c0, int64_t c1) {
   const ConvGeometry& g = a.geo;
   if (depthwise_rows_supported(g)) {
-    depthwise_rows<kVec>(a, c0, c1, thread_buffer(0, depthwise_rows_buffer_size(g)));
+    float* buffer = a.scratch ? a.scratch : thread_buffer(0, depthwise_rows_buffer_size(g));
+    depthwise_rows<kVec>(a, c0, c1, buffer);
     return;
   }
-  if (g.in[0] == 1 && g.kernel[0] == 1 && g.out[0] == 1 && g.kernel_size() <= 64) {
+  if (polyphase_supported(g)) {
     const Polyphase pp(g);
-    depthwise_polyphase(a, c0, c1, thread_buffer(0, pp.total), thread_buffer(1, pp.nq_padded));
+    float* planes = a.scratch ? a.scratch : thread_buffer(0, pp.total);
+    float* acc = a.scratch ? a.scratch + pp.total : thread_buffer(1, pp.nq_padded);
+    depthwise_polyphase(a, c0, c1, planes, acc);
     return;
   }
   const int64_t ks = g.kernel_size(), plane_in = g.in_size(), plane_out = g.out_size();

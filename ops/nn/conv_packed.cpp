@@ -1,6 +1,7 @@
 #include "ops/nn/conv_packed.h"
 
 #include <algorithm>
+#include <atomic>
 
 #include "core/error.h"
 #include "core/threading.h"
@@ -172,10 +173,21 @@ void ConvPacked::compute(const TensorRefs& inputs, const kernels::ConvGeometry& 
       // that take the slower row path.
       constexpr int64_t kBlock = 8;
       const int64_t blocks = (out_channels_ + kBlock - 1) / kBlock;
+      // Scratch for each chunk, owned by the calling thread and lent out: a worker that first
+      // takes a chunk in a late run allocates nothing (steady-state runs must not).
+      const int64_t per_chunk = (kernels::depthwise_scratch_floats(geo, isa) + 15) / 16 * 16;
+      thread_local std::vector<float> lent;
+      if (lent.size() < static_cast<size_t>(per_chunk * threads))
+        lent.resize(static_cast<size_t>(per_chunk * threads));
+      std::atomic<int> next_slot{0};
       parallel_for(
           blocks,
           [&](int64_t b0, int64_t b1) {
-            kernels::depthwise_conv_f32(a, b0 * kBlock, std::min(b1 * kBlock, out_channels_), isa);
+            kernels::DepthwiseArgs chunk = a;
+            chunk.scratch =
+                per_chunk > 0 ? lent.data() + per_chunk * next_slot.fetch_add(1) : nullptr;
+            kernels::depthwise_conv_f32(chunk, b0 * kBlock, std::min(b1 * kBlock, out_channels_),
+                                        isa);
           },
           threads);
     }

@@ -26,6 +26,7 @@ using kernels::ConvGeometry;
 struct Case {
   int64_t channels, c0, c1, ih, iw, k, s, pad_t, pad_b, pad_l, pad_r;
   bool bias, clamp;
+  bool lend = false;  // pass caller scratch (NaN-filled, guarded) instead of the thread's own
 };
 
 std::string describe(const Case& p, kernels::Isa isa) {
@@ -68,8 +69,19 @@ bool check(const Case& p, kernels::Isa isa, std::mt19937& rng) {
     a.min = -0.5f;
     a.max = 0.75f;
   }
+  // Lent scratch: exactly depthwise_scratch_floats() floats of NaN (the kernel must not read
+  // what it did not write), then a guard the kernel must not touch.
+  const int64_t lent_floats = kernels::depthwise_scratch_floats(g, isa);
+  std::vector<float> lent(static_cast<size_t>(lent_floats + 64),
+                          std::numeric_limits<float>::quiet_NaN());
+  for (int64_t i = lent_floats; i < lent_floats + 64; i++) lent[static_cast<size_t>(i)] = 7.0f;
+  if (p.lend) a.scratch = lent.data();
   kernels::depthwise_conv_f32(a, p.c0, p.c1, isa);
   int bad = 0;
+  for (int64_t i = lent_floats; i < lent_floats + 64; i++) {
+    if (lent[static_cast<size_t>(i)] != 7.0f && bad++ < 3)
+      ADD_FAILURE() << describe(p, isa) << ": wrote past its scratch at " << i;
+  }
   for (int64_t c = 0; c < p.channels; c++) {
     for (int64_t oy = 0; oy < g.out[1]; oy++) {
       for (int64_t ox = 0; ox < g.out[2]; ox++) {
@@ -220,6 +232,32 @@ TEST(KernelsDepthwise, ClampKeepsNanEveryIsa) {
           }
         }
       }
+    }
+  }
+}
+
+TEST(KernelsDepthwise, LentScratchEveryPathEveryIsa) {
+  // Callers that split channels over threads lend each chunk scratch of their own: the rows path
+  // (wide planes), channel blocks (small planes), the polyphase fallback (7x7, stride 3) must all
+  // fit in depthwise_scratch_floats() and give what the thread-buffer path gives.
+  std::mt19937 rng(21);
+  for (kernels::Isa isa : kernels::supported_isas()) {
+    for (int trial = 0; trial < 60; trial++) {
+      const int64_t shapes[][2] = {{3, 1}, {3, 2}, {5, 1}, {5, 2}, {7, 1}, {3, 3}};
+      const auto& ks = shapes[trial % 6];
+      Case p{};
+      p.k = ks[0];
+      p.s = ks[1];
+      p.channels = 1 + static_cast<int64_t>(rng() % 20);
+      p.c0 = 0;
+      p.c1 = p.channels;
+      p.ih = p.k + static_cast<int64_t>(rng() % 40);
+      p.iw = p.k + static_cast<int64_t>(rng() % 70);
+      p.pad_t = p.pad_b = p.pad_l = p.pad_r = p.k / 2;
+      p.bias = trial % 2 == 0;
+      p.clamp = trial % 3 == 0;
+      p.lend = true;
+      if (!check(p, isa, rng)) return;
     }
   }
 }

@@ -9,5 +9,9 @@ void depthwise_conv_f32_neon(const DepthwiseArgs& args, int64_t c0, int64_t c1) 
   depthwise_body(args, c0, c1);
 }
 
+int64_t depthwise_scratch_floats_neon(const ConvGeometry& geo) {
+  return depthwise_scratch_size(geo);
+}
+
 }  // namespace kiln::kernels
 #endif

@@ -7,4 +7,8 @@ void depthwise_conv_f32_avx512(const DepthwiseArgs& args, int64_t c0, int64_t c1
   depthwise_body(args, c0, c1);
 }
 
+int64_t depthwise_scratch_floats_avx512(const ConvGeometry& geo) {
+  return depthwise_scratch_size(geo);
+}
+
 }  // namespace kiln::kernels
