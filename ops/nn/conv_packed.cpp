@@ -179,13 +179,16 @@ void ConvPacked::compute(const TensorRefs& inputs, const kernels::ConvGeometry& 
       thread_local std::vector<float> lent;
       if (lent.size() < static_cast<size_t>(per_chunk * threads))
         lent.resize(static_cast<size_t>(per_chunk * threads));
+      // (A pointer, not `lent` itself, goes into the lambda: named there, a thread_local is the
+      // running thread's own.)
+      float* const lent_base = lent.data();
       std::atomic<int> next_slot{0};
       parallel_for(
           blocks,
           [&](int64_t b0, int64_t b1) {
             kernels::DepthwiseArgs chunk = a;
             chunk.scratch =
-                per_chunk > 0 ? lent.data() + per_chunk * next_slot.fetch_add(1) : nullptr;
+                per_chunk > 0 ? lent_base + per_chunk * next_slot.fetch_add(1) : nullptr;
             kernels::depthwise_conv_f32(chunk, b0 * kBlock, std::min(b1 * kBlock, out_channels_),
                                         isa);
           },

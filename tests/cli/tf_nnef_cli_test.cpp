@@ -4,6 +4,9 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <string>
+
+#include <unistd.h>
 
 #include "tests/cli/run_kiln.h"
 
@@ -17,7 +20,8 @@ using kiln::testing::kws_dir;
 TEST(TfNnefCli, ConvertedKeywordSpotterRunsLikeTheGraph) {
   fs::path kws = kws_dir();
   if (kws.empty()) GTEST_SKIP() << "tf-ml-kws models not present";
-  fs::path dir = fs::temp_directory_path() / "kiln_tf_nnef_cli";
+  // One folder per process: the NEON and generic unit runs may run this test at the same time.
+  fs::path dir = fs::temp_directory_path() / ("kiln_tf_nnef_cli_" + std::to_string(getpid()));
   fs::create_directories(dir);
   const std::string archive = (dir / "gru.nnef.tgz").string();
   auto conv = run_kiln("convert " + (kws / "GRU_S.pb").string() + " " + archive);

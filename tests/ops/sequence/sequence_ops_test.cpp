@@ -3,6 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <string>
+
+#include <unistd.h>
 
 #include "../shape/test_util.h"
 #include "core/error.h"
@@ -199,7 +202,8 @@ TEST(SequenceOps, SequenceMapWithTensorInput) {
 }
 
 TEST(SequenceFiles, RoundTripAndConform) {
-  auto dir = std::filesystem::temp_directory_path() / "kiln_sequence_test";
+  auto dir = std::filesystem::temp_directory_path() /
+             ("kiln_sequence_test_" + std::to_string(getpid()));  // one per process
   std::filesystem::create_directories(dir);
   Tensor seq = make_sequence(DatumType::I64, {test::i64s({1, 2}), test::i64s({})});
   io::write_tensor_pb((dir / "seq.pb").string(), seq);
