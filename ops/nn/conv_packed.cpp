@@ -7,6 +7,7 @@
 #include "core/threading.h"
 #include "kernels/conv/depthwise.h"
 #include "kernels/conv/im2col.h"
+#include "ops/nn/residual_input.h"
 
 namespace kiln::ops {
 
@@ -51,30 +52,14 @@ Attributes ConvPacked::attributes() const {
   return attrs;
 }
 
-namespace {
-
-// The inputs without the residual (the reference op does not take it).
-FactRefs without(const FactRefs& inputs, long residual) {
-  FactRefs out = inputs;
-  if (residual >= 0 && static_cast<size_t>(residual) < out.size())
-    out.erase(out.begin() + residual);
-  return out;
-}
-
-}  // namespace
-
 std::vector<Fact> ConvPacked::output_facts(const FactRefs& inputs) const {
-  std::vector<Fact> out = reference_->output_facts(without(inputs, residual_input_));
-  if (residual_input_ >= 0) {
-    const Fact& r = required(inputs, static_cast<size_t>(residual_input_), name());
-    KILN_ENSURE(r.same_type_and_shape(out[0]), "ConvPacked: residual {} does not match output {}",
-                r.to_string(), out[0].to_string());
-  }
+  std::vector<Fact> out = reference_->output_facts(without_residual(inputs, residual_input_));
+  check_residual(inputs, residual_input_, out[0], name());
   return out;
 }
 
 Cost ConvPacked::cost(const FactRefs& inputs) const {
-  return reference_->cost(without(inputs, residual_input_));
+  return reference_->cost(without_residual(inputs, residual_input_));
 }
 
 bool ConvPacked::clamped() const {
