@@ -6,9 +6,11 @@
 #include <random>
 #include <vector>
 
+#include "kernels/conv/conv_in_place.h"
 #include "kernels/conv/depthwise.h"
 #include "kernels/conv/im2col.h"
 #include "kernels/mmm/mmm.h"
+#include "kernels/mmm/mmm_in_place.h"
 #include "kernels/peak/fma_peak.h"
 #include "kernels/pool/pool.h"
 
@@ -52,6 +54,26 @@ void matmul(benchmark::State& state, Isa isa, bool packed_b, bool packed_a) {
       2.0 * m * n * k * static_cast<double>(state.iterations()) / 1e9, benchmark::Counter::kIsRate);
 }
 
+// The same products with A packed once and B read in place (1x1 convolutions without packing).
+void matmul_in_place(benchmark::State& state, Isa isa) {
+  const int64_t m = state.range(0), n = state.range(1), k = state.range(2);
+  const int threads = static_cast<int>(state.range(3));
+  std::mt19937 rng(1);
+  std::uniform_real_distribution<float> d(-1, 1);
+  std::vector<float> a(m * k), b(k * n), c(m * n);
+  for (auto& x : a) x = d(rng);
+  for (auto& x : b) x = d(rng);
+  const auto& kernel = kiln::kernels::micro_kernel(isa);
+  kiln::kernels::PackedMatrix pa(a.data(), m, k, k, 1, kernel.mr);
+  kiln::kernels::Epilogue ep;
+  for (auto _ : state) {
+    kiln::kernels::mmm_in_place(kernel, m, n, k, pa, b.data(), n, ep, c.data(), n, threads);
+    benchmark::ClobberMemory();
+  }
+  state.counters["GFLOP/s"] = benchmark::Counter(
+      2.0 * m * n * k * static_cast<double>(state.iterations()) / 1e9, benchmark::Counter::kIsRate);
+}
+
 void shapes(benchmark::internal::Benchmark* b) {
   b->Args({512, 512, 512, 1})->Args({512, 512, 512, 2});
   // mobilenet_v2-like 1x1 convs (M = out channels, N = pixels, K = in channels) and BERT-like.
@@ -64,6 +86,10 @@ void shapes(benchmark::internal::Benchmark* b) {
   b->Args({1, 1000, 1280, 1});
   // mobilenet_v2's projection 1x1 convs: few output channels, many pixels.
   b->Args({16, 12544, 32, 1})->Args({24, 3136, 144, 1});
+  b->Args({24, 3136, 96, 1})->Args({32, 784, 192, 1})->Args({160, 49, 960, 1});
+  b->Args({320, 49, 960, 1});
+  // squeezenet1_1's squeeze 1x1 convs.
+  b->Args({32, 729, 256, 1})->Args({48, 169, 384, 1})->Args({64, 169, 512, 1});
   b->Unit(benchmark::kMicrosecond);
 }
 
@@ -97,7 +123,8 @@ void depthwise(benchmark::State& state, Isa isa) {
 
 // A k x k convolution (stride s; pad k / 2, or none when `valid`) as packed weights x im2col
 // panels: m output channels, c input channels, size x size.
-void conv_im2col(benchmark::State& state, Isa isa, bool valid) {
+// `in_place`: B read in place from the padded input (conv_in_place) instead of im2col panels.
+void conv_im2col(benchmark::State& state, Isa isa, bool valid, bool in_place) {
   const int64_t m = state.range(0), c = state.range(1), size = state.range(2), k = state.range(3);
   const int64_t s = state.range(4), pad = valid ? 0 : k / 2;
   kiln::kernels::ConvGeometry g;
@@ -113,8 +140,12 @@ void conv_im2col(benchmark::State& state, Isa isa, bool valid) {
   std::vector<float> padded(kiln::kernels::Im2colSource::padded_floats(c, g));
   kiln::kernels::Epilogue ep;
   for (auto _ : state) {
-    kiln::kernels::Im2colSource b(x.data(), c, g, kernel.nr, padded.data());
-    kiln::kernels::mmm(kernel, m, g.out_size(), kin, pa, b, ep, y.data(), g.out_size(), 1);
+    if (in_place) {
+      kiln::kernels::conv_in_place(kernel, m, c, g, pa, x.data(), padded.data(), ep, y.data(), 1);
+    } else {
+      kiln::kernels::Im2colSource b(x.data(), c, g, kernel.nr, padded.data());
+      kiln::kernels::mmm(kernel, m, g.out_size(), kin, pa, b, ep, y.data(), g.out_size(), 1);
+    }
     benchmark::ClobberMemory();
   }
   state.counters["GFLOP/s"] = benchmark::Counter(
@@ -195,6 +226,10 @@ int register_all() {
         ->Apply(shapes);
     benchmark::RegisterBenchmark(("mmm_packed_a/" + name).c_str(), matmul, isa, false, true)
         ->Apply(shapes);
+    if (kiln::kernels::micro_kernel(isa).in_place) {
+      benchmark::RegisterBenchmark(("mmm_in_place/" + name).c_str(), matmul_in_place, isa)
+          ->Apply(shapes);
+    }
     benchmark::RegisterBenchmark(("depthwise/" + name).c_str(), depthwise, isa)
         ->Args({144, 56, 1, 3})
         ->Args({96, 112, 2, 3})
@@ -211,14 +246,23 @@ int register_all() {
         ->Args({576, 14, 2, 3})
         ->Unit(benchmark::kMicrosecond);
     // squeezenet1_1 fire expand 3x3 convs, mobilenet_v2's first conv.
-    benchmark::RegisterBenchmark(("conv_im2col/" + name).c_str(), conv_im2col, isa, false)
+    benchmark::RegisterBenchmark(("conv_im2col/" + name).c_str(), conv_im2col, isa, false, false)
         ->Args({64, 16, 55, 3, 1})
         ->Args({128, 32, 27, 3, 1})
         ->Args({256, 64, 13, 3, 1})
         ->Args({32, 3, 224, 3, 2})
         ->Unit(benchmark::kMicrosecond);
+    // The stride-1 ones with B read in place from the padded input.
+    if (kiln::kernels::micro_kernel(isa).in_place) {
+      benchmark::RegisterBenchmark(("conv_in_place/" + name).c_str(), conv_im2col, isa, false, true)
+          ->Args({64, 16, 55, 3, 1})
+          ->Args({128, 32, 27, 3, 1})
+          ->Args({256, 64, 13, 3, 1})
+          ->Unit(benchmark::kMicrosecond);
+    }
     // squeezenet1_1's first conv (no padding).
-    benchmark::RegisterBenchmark(("conv_im2col_valid/" + name).c_str(), conv_im2col, isa, true)
+    benchmark::RegisterBenchmark(("conv_im2col_valid/" + name).c_str(), conv_im2col, isa, true,
+                                 false)
         ->Args({64, 3, 224, 3, 2})
         ->Unit(benchmark::kMicrosecond);
     // squeezenet1_1's max pools; its and mobilenet_v2's global average pools.

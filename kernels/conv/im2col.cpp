@@ -27,10 +27,6 @@ inline void gather_row(const float* row, int64_t width, int64_t ix0, int64_t str
   for (int64_t t = hi; t < count; t++) dst[t] = 0.0f;
 }
 
-bool is_planar(const ConvGeometry& g) {
-  return g.in[0] == 1 && g.out[0] == 1 && g.kernel[0] == 1 && g.pad[1] >= 0 && g.pad[2] >= 0;
-}
-
 // Rows and columns of the padded plane the windows read: up to the last tap of the last output.
 int64_t padded_rows(const ConvGeometry& g) {
   return (g.out[1] - 1) * g.stride[1] + (g.kernel[1] - 1) * g.dilation[1] + 1;
@@ -98,6 +94,38 @@ void copy_groups(const float* tap, int64_t stride, const int64_t* a, const int64
 
 }  // namespace
 
+bool is_planar(const ConvGeometry& g) {
+  return g.in[0] == 1 && g.out[0] == 1 && g.kernel[0] == 1 && g.pad[1] >= 0 && g.pad[2] >= 0;
+}
+
+PaddedPlanes pad_planes(const float* x, int64_t channels, const ConvGeometry& g, float* padded) {
+  PaddedPlanes out;
+  if (reads_input_directly(g)) {
+    out.data = x;
+    out.row_stride = g.in[2];
+    out.plane_stride = g.in_size();
+    return out;
+  }
+  KILN_ENSURE(padded != nullptr, "pad_planes: padded scratch missing");
+  const int64_t ph = padded_rows(g), pw = padded_cols(g);
+  out.row_stride = pw;
+  out.plane_stride = ph * pw;
+  for (int64_t c = 0; c < channels; c++) {
+    const float* xc = x + c * g.in_size();
+    for (int64_t py = 0; py < ph; py++) {
+      float* d = padded + c * out.plane_stride + py * pw;
+      const int64_t iy = py - g.pad[1];
+      if (iy < 0 || iy >= g.in[1]) {
+        std::memset(d, 0, static_cast<size_t>(pw) * sizeof(float));
+      } else {
+        gather_row(xc + iy * g.in[2], g.in[2], -g.pad[2], 1, pw, d);
+      }
+    }
+  }
+  out.data = padded;
+  return out;
+}
+
 int64_t Im2colSource::padded_floats(int64_t channels, const ConvGeometry& geo) {
   if (!is_planar(geo) || reads_input_directly(geo)) return 0;
   return channels * padded_rows(geo) * padded_cols(geo);
@@ -111,29 +139,10 @@ Im2colSource::Im2colSource(const float* x, int64_t channels, const ConvGeometry&
   if (!is_planar(geo) || geo.out_size() <= 0) return;
   const ConvGeometry& g = geo;
   planar_ = true;
-  if (reads_input_directly(g)) {
-    src_ = x;
-    row_stride_ = g.in[2];
-    plane_stride_ = g.in_size();
-  } else {
-    KILN_ENSURE(padded != nullptr, "Im2colSource: padded scratch missing");
-    const int64_t ph = padded_rows(g), pw = padded_cols(g);
-    row_stride_ = pw;
-    plane_stride_ = ph * pw;
-    for (int64_t c = 0; c < channels; c++) {
-      const float* xc = x + c * g.in_size();
-      for (int64_t py = 0; py < ph; py++) {
-        float* d = padded + c * plane_stride_ + py * pw;
-        const int64_t iy = py - g.pad[1];
-        if (iy < 0 || iy >= g.in[1]) {
-          std::memset(d, 0, static_cast<size_t>(pw) * sizeof(float));
-        } else {
-          gather_row(xc + iy * g.in[2], g.in[2], -g.pad[2], 1, pw, d);
-        }
-      }
-    }
-    src_ = padded;
-  }
+  const PaddedPlanes planes = pad_planes(x, channels, g, padded);
+  src_ = planes.data;
+  row_stride_ = planes.row_stride;
+  plane_stride_ = planes.plane_stride;
   source_floats_ = channels * plane_stride_;
   last_tap_ = (channels - 1) * plane_stride_ + (g.kernel[1] - 1) * g.dilation[1] * row_stride_ +
               (g.kernel[2] - 1) * g.dilation[2];

@@ -15,6 +15,18 @@
 
 namespace kiln::kernels {
 
+// The zero-padded planes of a 2-D convolution's input (depth 1): the input itself when no window
+// leaves it, else `padded` (Im2colSource::padded_floats() floats) filled with a copy. Output
+// position (oy, ox) and tap (ky, kx) of channel c read data[c * plane_stride + (oy * stride_y + ky
+// * dilation_y) * row_stride + ox * stride_x + kx * dilation_x].
+struct PaddedPlanes {
+  const float* data = nullptr;
+  int64_t row_stride = 0, plane_stride = 0;
+};
+// Whether `geo` is 2-D (depth 1, no negative padding), as PaddedPlanes need.
+bool is_planar(const ConvGeometry& geo);
+PaddedPlanes pad_planes(const float* x, int64_t channels, const ConvGeometry& geo, float* padded);
+
 class Im2colSource : public PanelSource {
  public:
   // x: `channels` planes of geo.in (plane stride geo.in_size()); panels of `panel_width` output

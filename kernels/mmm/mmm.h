@@ -79,6 +79,14 @@ using TileFn = void (*)(int64_t k, const float* a, const float* b, const TileArg
 // outside those outputs, so it stores straight into C at the right and bottom borders.
 using EdgeTileFn = void (*)(int64_t k, const float* a, const float* b, const TileArgs& args,
                             int rows, int cols);
+// A tile whose B is read in place instead of from a packed panel: step kk's columns are
+// b[off[kk] + j], j < cols (a plain matrix: off[kk] = kk * ldb; a convolution: the input at the
+// tap of step kk). The top-left `rows` x `cols` outputs (1 <= rows <= mr, 1 <= cols <= nr; the
+// full tile when both are whole), with `a` a packed mr-wide panel as for TileFn. Reads nothing of B
+// beyond those columns (B need not be aligned nor padded; it may prefetch past them, which never
+// faults) and writes only those outputs.
+using InPlaceTileFn = void (*)(int64_t k, const float* a, const float* b, const int64_t* off,
+                               const TileArgs& args, int rows, int cols);
 
 struct MicroKernel {
   const char* name;  // "mmm_f32_8x32_avx512"
@@ -87,6 +95,8 @@ struct MicroKernel {
   TileFn tile;
   // Null: mmm computes a partial tile as a full one into a scratch tile and copies its corner.
   EdgeTileFn edge;
+  // Null: this ISA has no in-place variant; mmm_in_place must not be called (use mmm).
+  InPlaceTileFn in_place;
 };
 
 // The kernel of an ISA (throws when this build has none for it).

@@ -5,8 +5,10 @@
 
 #include "core/error.h"
 #include "core/threading.h"
+#include "kernels/conv/conv_in_place.h"
 #include "kernels/conv/depthwise.h"
 #include "kernels/conv/im2col.h"
+#include "kernels/mmm/mmm_in_place.h"
 #include "ops/nn/residual_input.h"
 
 namespace kiln::ops {
@@ -197,15 +199,23 @@ void ConvPacked::compute(const TensorRefs& inputs, const kernels::ConvGeometry& 
       }
       ep.min = min_;
       ep.max = max_;
-      if (pointwise) {
+      if (pointwise && kernels::mmm_in_place_pays(*kernel_, mg, kin)) {
+        // Few output channels: the input planes are read as they are, not packed.
+        kernels::mmm_in_place(*kernel_, mg, os, kin, *packed_[g], xg, is, ep, yg, os);
+      } else if (pointwise) {
         kernels::StridedSource b(xg, os, kin, 1, is, kernel_->nr);
         kernels::mmm(*kernel_, mg, os, kin, *packed_[g], b, ep, yg, os);
       } else {
         thread_local std::vector<float> padded;
         const auto need = static_cast<size_t>(kernels::Im2colSource::padded_floats(cg, geo));
         if (padded.size() < need) padded.resize(need);
-        kernels::Im2colSource b(xg, cg, geo, kernel_->nr, padded.data());
-        kernels::mmm(*kernel_, mg, os, kin, *packed_[g], b, ep, yg, os);
+        if (kernels::conv_in_place_pays(*kernel_, geo)) {
+          // Output rows that fill whole tiles: the taps are read from the padded planes.
+          kernels::conv_in_place(*kernel_, mg, cg, geo, *packed_[g], xg, padded.data(), ep, yg);
+        } else {
+          kernels::Im2colSource b(xg, cg, geo, kernel_->nr, padded.data());
+          kernels::mmm(*kernel_, mg, os, kin, *packed_[g], b, ep, yg, os);
+        }
       }
     }
   }

@@ -40,4 +40,9 @@ void edge_f32_6x16_avx2(int64_t k, const float* a, const float* b, const TileArg
   simd_edge_tile<Avx2, 6, 2>(k, a, b, args, rows, cols);
 }
 
+void in_place_f32_6x16_avx2(int64_t k, const float* a, const float* b, const int64_t* off,
+                            const TileArgs& args, int rows, int cols) {
+  simd_in_place_tile<Avx2, 6, 2>(k, a, b, off, args, rows, cols);
+}
+
 }  // namespace kiln::kernels

@@ -38,4 +38,9 @@ void edge_f32_8x32_avx512(int64_t k, const float* a, const float* b, const TileA
   simd_edge_tile<Avx512, 8, 2>(k, a, b, args, rows, cols);
 }
 
+void in_place_f32_8x32_avx512(int64_t k, const float* a, const float* b, const int64_t* off,
+                              const TileArgs& args, int rows, int cols) {
+  simd_in_place_tile<Avx512, 8, 2>(k, a, b, off, args, rows, cols);
+}
+
 }  // namespace kiln::kernels

@@ -17,69 +17,35 @@
 namespace kiln::kernels {
 namespace {
 
-// R rows x NV vectors of an MR x (NVP * S::W) tile. `Edge`: the last vector holds only
-// `last_lanes` (1..W) columns and is loaded and stored under a mask.
-template <class S, int MR, int NVP, int R, int NV, bool Edge>
-inline void simd_tile(int64_t k, const float* __restrict a, const float* __restrict b,
-                      const TileArgs& args, int last_lanes) {
-  static_assert(R >= 1 && R <= MR && NV >= 1 && NV <= NVP);
+// Where a tile reads the NR = NVP * W columns of B at each k step. A packed panel (B rows NR
+// apart, 64-byte aligned, zero-padded to NR columns) or B in place (step kk's columns at
+// b + off[kk]: a plain matrix or a convolution's input; unaligned, and only the tile's own
+// columns may be read, so a partial last vector is loaded under a mask).
+struct PanelRows {
+  static constexpr bool kInPlace = false;
+  const float* p;
+  int64_t nr;
+  const float* row() const { return p; }
+  void next() { p += nr; }
+};
+struct InPlaceRows {
+  static constexpr bool kInPlace = true;
+  const float* b;
+  const int64_t* off;
+  const float* row() const { return b + *off; }
+  void next() { off++; }
+};
+
+// Applies the epilogue of `t` to R x NV accumulators (an R-row, NV-vector corner of a tile) and
+// stores them. `Edge`: the last vector holds only the lanes of `mask` (`masked`) and is loaded and
+// stored under it.
+template <class S, int R, int NV, bool Edge>
+[[gnu::always_inline]] inline void simd_store(typename S::V (&acc)[R][NV], const TileArgs& t,
+                                              bool masked, typename S::Mask mask) {
   using V = typename S::V;
   constexpr int W = S::W;
-  constexpr int NR = NVP * W;
-  // Few accumulators (edge tiles of 1..2 rows) cannot hide the FMA latency: U independent sums
-  // over interleaved k steps, added at the end.
-  constexpr int U = R * NV <= 4 ? 2 : 1;
-  V acc[R][NV], acc2[U > 1 ? R : 1][NV];
-#pragma GCC unroll 16
-  for (int i = 0; i < R; i++) {
-#pragma GCC unroll 4
-    for (int j = 0; j < NV; j++) acc[i][j] = S::zero();
-  }
-  if constexpr (U > 1) {
-#pragma GCC unroll 16
-    for (int i = 0; i < R; i++) {
-#pragma GCC unroll 4
-      for (int j = 0; j < NV; j++) acc2[i][j] = S::zero();
-    }
-  }
-  // One k step into the accumulators `into`.
-  auto step = [&](const float* ak, const float* bk, V(&into)[R][NV]) {
-    V bv[NV];
-#pragma GCC unroll 4
-    for (int j = 0; j < NV; j++) bv[j] = S::load(bk + j * W);
-#pragma GCC unroll 16
-    for (int i = 0; i < R; i++) {
-      V av = S::set1(ak[i]);
-#pragma GCC unroll 4
-      for (int j = 0; j < NV; j++) into[i][j] = S::fmadd(av, bv[j], into[i][j]);
-    }
-  };
-  int64_t kk = 0;
-  if constexpr (U > 1) {
-    for (; kk + 2 <= k; kk += 2) {
-      step(a, b, acc);
-      step(a + MR, b + NR, acc2);
-      a += 2 * MR;
-      b += 2 * NR;
-    }
-  }
-  for (; kk < k; kk++) {
-    step(a, b, acc);
-    a += MR;
-    b += NR;
-  }
-  if constexpr (U > 1) {
-#pragma GCC unroll 16
-    for (int i = 0; i < R; i++) {
-#pragma GCC unroll 4
-      for (int j = 0; j < NV; j++) acc[i][j] = S::add(acc[i][j], acc2[i][j]);
-    }
-  }
-  const TileArgs& t = args;
   const V lo = S::set1(t.min), hi = S::set1(t.max), alpha = S::set1(t.leaky_alpha);
   const V zero = S::zero();
-  const bool masked = Edge && last_lanes < W;
-  const typename S::Mask mask = S::mask(Edge ? last_lanes : W);
   // Vector j of the row at p: whole, or the masked lanes of the last one.
   auto load = [&](const float* p, int j) {
     return (Edge && j == NV - 1 && masked) ? S::maskload(p, mask) : S::loadu(p);
@@ -118,19 +84,95 @@ inline void simd_tile(int64_t k, const float* __restrict a, const float* __restr
   });
 }
 
+// R rows x NV vectors of an MR x (NVP * S::W) tile, B read through `br` (PanelRows or
+// InPlaceRows). `Edge`: the last vector holds only `last_lanes` (1..W) columns and is stored (and,
+// from B in place, loaded) under a mask.
+template <class S, int MR, int NVP, int R, int NV, bool Edge, class BRows>
+inline void simd_tile(int64_t k, const float* __restrict a, BRows br, const TileArgs& args,
+                      int last_lanes) {
+  static_assert(R >= 1 && R <= MR && NV >= 1 && NV <= NVP);
+  using V = typename S::V;
+  constexpr int W = S::W;
+  // Few accumulators (edge tiles of 1..2 rows) cannot hide the FMA latency: U independent sums
+  // over interleaved k steps, added at the end.
+  constexpr int U = R * NV <= 4 ? 2 : 1;
+  V acc[R][NV], acc2[U > 1 ? R : 1][NV];
+#pragma GCC unroll 16
+  for (int i = 0; i < R; i++) {
+#pragma GCC unroll 4
+    for (int j = 0; j < NV; j++) acc[i][j] = S::zero();
+  }
+  if constexpr (U > 1) {
+#pragma GCC unroll 16
+    for (int i = 0; i < R; i++) {
+#pragma GCC unroll 4
+      for (int j = 0; j < NV; j++) acc2[i][j] = S::zero();
+    }
+  }
+  const bool masked = Edge && last_lanes < W;
+  const typename S::Mask mask = S::mask(Edge ? last_lanes : W);
+  // One k step into the accumulators `into`.
+  auto step = [&](const float* ak, const float* __restrict bk, V(&into)[R][NV]) {
+    V bv[NV];
+    // B in place: the same row of the next column tile, which the next call reads (the first
+    // pass over a block of B reads it from memory, at one line per k step).
+    if constexpr (BRows::kInPlace && !Edge) __builtin_prefetch(bk + NVP * W);
+#pragma GCC unroll 4
+    for (int j = 0; j < NV; j++) {
+      if constexpr (!BRows::kInPlace) {
+        bv[j] = S::load(bk + j * W);
+      } else if (Edge && j == NV - 1) {
+        bv[j] = masked ? S::maskload(bk + j * W, mask) : S::loadu(bk + j * W);
+      } else {
+        bv[j] = S::loadu(bk + j * W);
+      }
+    }
+#pragma GCC unroll 16
+    for (int i = 0; i < R; i++) {
+      V av = S::set1(ak[i]);
+#pragma GCC unroll 4
+      for (int j = 0; j < NV; j++) into[i][j] = S::fmadd(av, bv[j], into[i][j]);
+    }
+  };
+  int64_t kk = 0;
+  if constexpr (U > 1) {
+    for (; kk + 2 <= k; kk += 2) {
+      step(a, br.row(), acc);
+      br.next();
+      step(a + MR, br.row(), acc2);
+      br.next();
+      a += 2 * MR;
+    }
+  }
+#pragma GCC unroll 2
+  for (; kk < k; kk++) {
+    step(a, br.row(), acc);
+    br.next();
+    a += MR;
+  }
+  if constexpr (U > 1) {
+#pragma GCC unroll 16
+    for (int i = 0; i < R; i++) {
+#pragma GCC unroll 4
+      for (int j = 0; j < NV; j++) acc[i][j] = S::add(acc[i][j], acc2[i][j]);
+    }
+  }
+  simd_store<S, R, NV, Edge>(acc, args, masked, mask);
+}
+
 // The full MR x NVP*W tile (a TileFn body).
 template <class S, int MR, int NVP>
 inline void simd_full_tile(int64_t k, const float* a, const float* b, const TileArgs& t) {
-  simd_tile<S, MR, NVP, MR, NVP, false>(k, a, b, t, S::W);
+  simd_tile<S, MR, NVP, MR, NVP, false>(k, a, PanelRows{b, NVP * S::W}, t, S::W);
 }
 
 // Edge tiles by (rows - 1) * NVP + vectors - 1: every rows x vectors shape of the tile.
-template <class S, int MR, int NVP>
+template <class S, int MR, int NVP, class BRows>
 struct SimdEdgeTable {
-  using Fn = void (*)(int64_t, const float*, const float*, const TileArgs&, int);
+  using Fn = void (*)(int64_t, const float*, BRows, const TileArgs&, int);
   template <int I>
-  static void entry(int64_t k, const float* a, const float* b, const TileArgs& t, int lanes) {
-    simd_tile<S, MR, NVP, I / NVP + 1, I % NVP + 1, true>(k, a, b, t, lanes);
+  static void entry(int64_t k, const float* a, BRows br, const TileArgs& t, int lanes) {
+    simd_tile<S, MR, NVP, I / NVP + 1, I % NVP + 1, true>(k, a, br, t, lanes);
   }
   template <size_t... I>
   static constexpr std::array<Fn, MR * NVP> make(std::index_sequence<I...>) {
@@ -144,12 +186,11 @@ struct SimdEdgeTable {
 // broadcasts of B and COLS FMAs, where a row-vector edge tile would take MR broadcasts and MR FMAs
 // (each only COLS / W useful). U independent sums per column over interleaved k steps hide the
 // FMA latency; they are added at the end. The few outputs get the epilogue one by one.
-template <class S, int MR, int NVP, int COLS>
-void simd_column_tile(int64_t k, const float* __restrict a, const float* __restrict b,
-                      const TileArgs& t, int rows) {
+template <class S, int MR, int NVP, int COLS, class BRows>
+void simd_column_tile(int64_t k, const float* __restrict a, BRows br, const TileArgs& t, int rows) {
   static_assert(MR <= S::W && COLS >= 1);
   using V = typename S::V;
-  constexpr int W = S::W, NR = NVP * W;
+  constexpr int W = S::W;
   constexpr int U = COLS >= 4 ? 2 : 8 / COLS;
   V acc[U][COLS];
 #pragma GCC unroll 8
@@ -165,17 +206,19 @@ void simd_column_tile(int64_t k, const float* __restrict a, const float* __restr
 #pragma GCC unroll 8
     for (int u = 0; u < U; u++) {
       const V av = S::loadu(a + (kk + u) * MR);
+      const float* bk = br.row();
+      br.next();
 #pragma GCC unroll 8
-      for (int j = 0; j < COLS; j++) {
-        acc[u][j] = S::fmadd(av, S::set1(b[(kk + u) * NR + j]), acc[u][j]);
-      }
+      for (int j = 0; j < COLS; j++) acc[u][j] = S::fmadd(av, S::set1(bk[j]), acc[u][j]);
     }
   }
   const typename S::Mask am = S::mask(MR);
   for (; kk < k; kk++) {
     const V av = S::maskload(a + kk * MR, am);
+    const float* bk = br.row();
+    br.next();
 #pragma GCC unroll 8
-    for (int j = 0; j < COLS; j++) acc[0][j] = S::fmadd(av, S::set1(b[kk * NR + j]), acc[0][j]);
+    for (int j = 0; j < COLS; j++) acc[0][j] = S::fmadd(av, S::set1(bk[j]), acc[0][j]);
   }
   alignas(64) float sums[COLS][W];
 #pragma GCC unroll 8
@@ -205,23 +248,41 @@ void simd_column_tile(int64_t k, const float* __restrict a, const float* __restr
 // Up to this many columns, an edge tile is a column tile.
 constexpr int kColumnTileMax = 4;
 
-// An EdgeTileFn body: rows x cols (1..MR, 1..NVP*W) outputs of a tile, straight into C.
-template <class S, int MR, int NVP>
-inline void simd_edge_tile(int64_t k, const float* a, const float* b, const TileArgs& t, int rows,
-                           int cols) {
+// rows x cols (1..MR, 1..NVP*W) outputs of a tile, B read through `br`, straight into C.
+template <class S, int MR, int NVP, class BRows>
+inline void simd_partial_tile(int64_t k, const float* a, BRows br, const TileArgs& t, int rows,
+                              int cols) {
   if constexpr (MR <= S::W) {
-    using Fn = void (*)(int64_t, const float*, const float*, const TileArgs&, int);
+    using Fn = void (*)(int64_t, const float*, BRows, const TileArgs&, int);
     static constexpr std::array<Fn, kColumnTileMax> by_cols = {
-        &simd_column_tile<S, MR, NVP, 1>, &simd_column_tile<S, MR, NVP, 2>,
-        &simd_column_tile<S, MR, NVP, 3>, &simd_column_tile<S, MR, NVP, 4>};
+        &simd_column_tile<S, MR, NVP, 1, BRows>, &simd_column_tile<S, MR, NVP, 2, BRows>,
+        &simd_column_tile<S, MR, NVP, 3, BRows>, &simd_column_tile<S, MR, NVP, 4, BRows>};
     if (cols <= kColumnTileMax) {
-      by_cols[cols - 1](k, a, b, t, rows);
+      by_cols[cols - 1](k, a, br, t, rows);
       return;
     }
   }
   const int vectors = (cols + S::W - 1) / S::W;
   const int lanes = cols - (vectors - 1) * S::W;
-  SimdEdgeTable<S, MR, NVP>::fns[(rows - 1) * NVP + vectors - 1](k, a, b, t, lanes);
+  SimdEdgeTable<S, MR, NVP, BRows>::fns[(rows - 1) * NVP + vectors - 1](k, a, br, t, lanes);
+}
+
+// An EdgeTileFn body: rows x cols outputs of a tile from a packed B panel.
+template <class S, int MR, int NVP>
+inline void simd_edge_tile(int64_t k, const float* a, const float* b, const TileArgs& t, int rows,
+                           int cols) {
+  simd_partial_tile<S, MR, NVP>(k, a, PanelRows{b, NVP * S::W}, t, rows, cols);
+}
+
+// An InPlaceTileFn body: rows x cols outputs (a full tile or a partial one) with B read in place.
+template <class S, int MR, int NVP>
+inline void simd_in_place_tile(int64_t k, const float* a, const float* b, const int64_t* off,
+                               const TileArgs& t, int rows, int cols) {
+  if (rows == MR && cols == NVP * S::W) {
+    simd_tile<S, MR, NVP, MR, NVP, false>(k, a, InPlaceRows{b, off}, t, S::W);
+  } else {
+    simd_partial_tile<S, MR, NVP>(k, a, InPlaceRows{b, off}, t, rows, cols);
+  }
 }
 
 }  // namespace

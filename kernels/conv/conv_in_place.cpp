@@ -1,0 +1,53 @@
+#include "kernels/conv/conv_in_place.h"
+
+#include <vector>
+
+#include "core/error.h"
+#include "kernels/conv/im2col.h"
+#include "kernels/mmm/mmm_in_place.h"
+
+namespace kiln::kernels {
+
+bool conv_in_place_supported(const MicroKernel& kernel, const ConvGeometry& geo) {
+  return kernel.in_place != nullptr && is_planar(geo) && geo.stride[2] == 1 && geo.out_size() > 0;
+}
+
+bool conv_in_place_pays(const MicroKernel& kernel, const ConvGeometry& geo) {
+  if (!conv_in_place_supported(kernel, geo)) return false;
+  // A row's last, partial tile costs about its vectors (of 8 lanes): the row's useful share of
+  // what its tiles cost.
+  const int64_t nr = kernel.nr, ow = geo.out[2];
+  const int64_t full = ow / nr, rest = ow % nr;
+  const double cost = static_cast<double>(full) + static_cast<double>((rest + 7) / 8 * 8) / nr;
+  return static_cast<double>(ow) / nr / cost >= 0.95;
+}
+
+void conv_in_place(const MicroKernel& kernel, int64_t m, int64_t channels, const ConvGeometry& geo,
+                   const PanelSource& w, const float* x, float* padded, const Epilogue& ep,
+                   float* y, int threads) {
+  KILN_ENSURE(conv_in_place_supported(kernel, geo),
+              "conv_in_place: kernel {} cannot run this convolution in place", kernel.name);
+  const PaddedPlanes planes = pad_planes(x, channels, geo, padded);
+  const int64_t kh = geo.kernel[1], kw = geo.kernel[2], k = channels * kh * kw;
+  // One offset per (channel, tap), kept per thread (grown once: steady-state runs allocate
+  // nothing).
+  thread_local std::vector<int64_t> off;
+  if (off.size() < static_cast<size_t>(k)) off.resize(static_cast<size_t>(k));
+  size_t kk = 0;
+  for (int64_t c = 0; c < channels; c++) {
+    for (int64_t ky = 0; ky < kh; ky++) {
+      for (int64_t kx = 0; kx < kw; kx++) {
+        off[kk++] = c * planes.plane_stride + ky * geo.dilation[1] * planes.row_stride +
+                    kx * geo.dilation[2];
+      }
+    }
+  }
+  InPlaceB b;
+  b.b = planes.data;
+  b.off = off.data();
+  b.segment = geo.out[2];
+  b.segment_stride = geo.stride[1] * planes.row_stride;
+  mmm_in_place(kernel, m, geo.out_size(), k, w, b, ep, y, geo.out_size(), threads);
+}
+
+}  // namespace kiln::kernels
