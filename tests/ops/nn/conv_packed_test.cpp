@@ -9,6 +9,8 @@
 #include <random>
 
 #include "core/threading.h"
+#include "kernels/conv/conv_in_place.h"
+#include "kernels/mmm/mmm_in_place.h"
 #include "ops/nn/conv.h"
 #include "ops/nn/conv_packed.h"
 #include "ops/nn/gemm.h"
@@ -102,6 +104,70 @@ TEST(OpsConvPacked, Im2colStridesPadsDilations) {
   Tensor xl = random_tensor(rng, {1, 64, 20, 21});
   Tensor wl = random_tensor(rng, {70, 64, 3, 3});
   check_conv(ops::Conv(geometry({1, 1}, {1, 1, 1, 1}), 1), xl, wl, nullptr);
+}
+
+// The shapes that read B in place (kernels/mmm/mmm_in_place.h): 1x1 convs with few output
+// channels and a short k (also grouped, per group), and 3x3 stride-1 convs whose output rows fill
+// whole tiles (padded or not, stride 2 along y), plus a fused residual on each; the neighbouring
+// shapes that keep packing run too.
+TEST(OpsConvPacked, InPlacePaths) {
+  std::mt19937 rng(21);
+  const kernels::MicroKernel& kernel = kernels::default_micro_kernel();
+  const int64_t wide = 4 * kernel.nr;  // output rows of whole tiles
+  Tensor x = random_tensor(rng, {2, 24, 5, wide});
+  Tensor w1 = random_tensor(rng, {16, 24, 1, 1});
+  Tensor b1 = random_tensor(rng, {16});
+  if (kernel.in_place) {
+    EXPECT_TRUE(kernels::mmm_in_place_pays(kernel, 16, 24));
+  }
+  check_conv(ops::Conv(geometry({1, 1}, {0, 0, 0, 0}), 1), x, w1, &b1);
+  // Grouped: two groups of 8 channels from 12.
+  Tensor wg = random_tensor(rng, {16, 12, 1, 1});
+  check_conv(ops::Conv(geometry({1, 1}, {0, 0, 0, 0}), 2), x, wg, &b1);
+  // A deep k packs B again.
+  Tensor xd = random_tensor(rng, {1, 200, 3, 7});
+  Tensor wdp = random_tensor(rng, {16, 200, 1, 1});
+  check_conv(ops::Conv(geometry({1, 1}, {0, 0, 0, 0}), 1), xd, wdp, nullptr);
+
+  Tensor w3 = random_tensor(rng, {10, 24, 3, 3});
+  Tensor b3 = random_tensor(rng, {10});
+  for (const auto& g : {geometry({1, 1}, {1, 1, 1, 1}), geometry({2, 1}, {1, 1, 1, 1}),
+                        geometry({1, 1}, {0, 0, 0, 0}, {1, 2})}) {
+    check_conv(ops::Conv(g, 1), x, w3, &b3);
+  }
+  if (kernel.in_place) {
+    kernels::ConvGeometry geo;
+    geo.in[1] = 5;
+    geo.in[2] = geo.out[2] = wide;
+    geo.out[1] = 5;
+    geo.kernel[1] = geo.kernel[2] = 3;
+    geo.pad[1] = geo.pad[2] = 1;
+    EXPECT_TRUE(kernels::conv_in_place_pays(kernel, geo));
+  }
+
+  // A fused residual: y = conv(x) + r.
+  for (const Tensor* wt : {&w1, &w3}) {
+    const bool pointwise = wt == &w1;
+    ops::Conv conv(pointwise ? geometry({1, 1}, {0, 0, 0, 0}) : geometry({1, 1}, {1, 1, 1, 1}), 1);
+    const Tensor& bt = pointwise ? b1 : b3;
+    std::vector<Fact> facts = {Fact(DatumType::F32, x.shape()), Fact::constant(*wt),
+                               Fact::constant(bt)};
+    auto fast = std::dynamic_pointer_cast<const ops::ConvPacked>(conv.codegen(fact_refs(facts)));
+    ASSERT_NE(fast, nullptr);
+    auto want = run_op(conv, {x, *wt, bt});
+    Tensor r = random_tensor(rng, want[0].shape());
+    auto fused = fast->with_residual(3);
+    for (int threads : {1, 2}) {
+      set_num_threads(threads);
+      auto got = run_op(*fused, {x, *wt, bt, r});
+      ASSERT_EQ(got[0].shape(), want[0].shape());
+      for (int64_t i = 0; i < want[0].numel(); i++) {
+        const float expect = want[0].data<float>()[i] + r.data<float>()[i];
+        ASSERT_NEAR(got[0].data<float>()[i], expect, 2e-4 + 1e-4 * std::fabs(expect)) << i;
+      }
+    }
+    set_num_threads(0);
+  }
 }
 
 TEST(OpsConvPacked, DepthwiseAndGrouped) {
