@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "core/error.h"
+#include "core/threading.h"
 
 namespace kiln::kernels {
 
@@ -120,18 +121,26 @@ Im2colSource::Im2colSource(const float* x, int64_t channels, const ConvGeometry&
     const int64_t ph = padded_rows(g), pw = padded_cols(g);
     row_stride_ = pw;
     plane_stride_ = ph * pw;
-    for (int64_t c = 0; c < channels; c++) {
-      const float* xc = x + c * g.in_size();
-      for (int64_t py = 0; py < ph; py++) {
-        float* d = padded + c * plane_stride_ + py * pw;
-        const int64_t iy = py - g.pad[1];
-        if (iy < 0 || iy >= g.in[1]) {
-          std::memset(d, 0, static_cast<size_t>(pw) * sizeof(float));
-        } else {
-          gather_row(xc + iy * g.in[2], g.in[2], -g.pad[2], 1, pw, d);
-        }
-      }
-    }
+    // Channels split over the pool (a spinning worker joins within a microsecond): a serial
+    // copy here would be as long as a small conv's share of the product.
+    const int64_t plane = plane_stride_;
+    parallel_for(
+        channels,
+        [&](int64_t c0, int64_t c1) {
+          for (int64_t c = c0; c < c1; c++) {
+            const float* xc = x + c * g.in_size();
+            for (int64_t py = 0; py < ph; py++) {
+              float* d = padded + c * plane + py * pw;
+              const int64_t iy = py - g.pad[1];
+              if (iy < 0 || iy >= g.in[1]) {
+                std::memset(d, 0, static_cast<size_t>(pw) * sizeof(float));
+              } else {
+                gather_row(xc + iy * g.in[2], g.in[2], -g.pad[2], 1, pw, d);
+              }
+            }
+          }
+        },
+        channels * plane >= 2 * kMinPieceWork ? 0 : 1, (kMinPieceWork + plane - 1) / plane);
     src_ = padded;
   }
   source_floats_ = channels * plane_stride_;
