@@ -6,6 +6,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <fstream>
+#include <memory>
 #include <mutex>
 #include <set>
 #include <string>
@@ -42,10 +43,59 @@ int count_physical_cores() {
   return cores.empty() ? 1 : static_cast<int>(cores.size());
 }
 
-// A fixed set of workers that sleep between jobs. One job at a time: the caller splits it into
-// chunks, wakes the workers, takes chunks itself, and spins until all chunks are done.
+// The running thread's slot (see current_thread_slot) and whether it is a pool thread or a caller
+// inside a job (then parallel_for runs inline).
+thread_local int t_slot = 0;
+thread_local bool t_in_pool = false;
+
+// Sets the slot for a scope and restores it after.
+class SlotScope {
+ public:
+  explicit SlotScope(int slot) : saved_(t_slot) { t_slot = slot; }
+  ~SlotScope() { t_slot = saved_; }
+  SlotScope(const SlotScope&) = delete;
+  SlotScope& operator=(const SlotScope&) = delete;
+
+ private:
+  int saved_;
+};
+
+// Each thread slot of a job owns a share of its chunks (see parallel_for). The owner takes its
+// chunks from the front, in order; a thread whose share is empty takes chunks from the back of
+// the fullest other share. A share is one word, so one compare-and-swap checks and claims:
+// threads (bits 48..63) | 0 (32..47) | front (16..31) | back (0..15), chunk indices of the job.
+constexpr int kMaxThreads = 256;
+constexpr int kMaxChunks = kMaxPieces * kMaxThreads;
+constexpr uint64_t pack_share(int threads, int front, int back) {
+  return static_cast<uint64_t>(threads) << 48 | static_cast<uint64_t>(front) << 16 |
+         static_cast<uint64_t>(back);
+}
+constexpr int share_threads(uint64_t v) {
+  return static_cast<int>(v >> 48);
+}
+constexpr int share_front(uint64_t v) {
+  return static_cast<int>((v >> 16) & 0xffff);
+}
+constexpr int share_back(uint64_t v) {
+  return static_cast<int>(v & 0xffff);
+}
+constexpr int share_left(uint64_t v) {
+  return std::max(0, share_back(v) - share_front(v));
+}
+static_assert(kMaxChunks <= 0xffff, "chunk indices must fit in 16 bits");
+
+int job_threads(int64_t tasks, int threads, int64_t grain) {
+  return static_cast<int>(
+      std::clamp<int64_t>(tasks / std::max<int64_t>(grain, 1), 1, effective_threads(threads)));
+}
+
+// A fixed set of workers (worker w runs under slot w + 1) that spin, then sleep, between jobs.
+// One job at a time: the caller publishes it (fields, then the shares), wakes the workers, runs
+// chunks itself, and spins until every chunk is done. A worker whose slot is not below the job's
+// thread count stays out of it.
 class Pool {
  public:
+  Pool() : shares_(new Share[kMaxThreads]), bounds_(new int64_t[kMaxChunks + 1]) {}
   ~Pool() {
     {
       std::lock_guard<std::mutex> lock(mu_);
@@ -56,28 +106,36 @@ class Pool {
     for (auto& t : workers_) t.join();
   }
 
-  // Runs the job on `threads` threads in total (the caller included).
-  void run(int64_t tasks, const RangeFn& fn, int threads) {
+  // Runs the job on `threads` threads in total (the caller, slot 0, included).
+  void run(int64_t tasks, const RangeFn& fn, int threads, int64_t grain) {
     grow(threads - 1);
+    // Plain fields: published by the release stores of the shares, read only by a thread that
+    // has claimed a chunk of this job (acquire), and not rewritten before every chunk is done.
     fn_ = &fn;
-    tasks_ = tasks;
-    chunks_ = threads;
-    pending_.store(threads);
-    uint64_t gen;
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      gen = (generation_.load() + 1) & 0xffffffffu;
-      next_.store(gen << 32, std::memory_order_release);
-      generation_.store(gen, std::memory_order_release);
+    threads = plan_chunks(tasks, threads, grain, bounds_.get(), starts_);
+    pending_.store(starts_[threads], std::memory_order_relaxed);
+    for (int t = 0; t < threads; t++) {
+      shares_[t].word.store(pack_share(threads, starts_[t], starts_[t + 1]),
+                            std::memory_order_release);
     }
-    cv_.notify_all();
-    work(gen);
+    {
+      // Under the lock: a worker about to sleep checks generation_ under it, so it cannot miss
+      // this job.
+      std::lock_guard<std::mutex> lock(mu_);
+      generation_.fetch_add(1, std::memory_order_release);
+    }
+    if (sleepers_.load(std::memory_order_relaxed) > 0) cv_.notify_all();
+    work(0);
     while (pending_.load(std::memory_order_acquire) > 0) cpu_relax();
   }
 
   std::mutex caller_mu;
 
  private:
+  struct alignas(64) Share {
+    std::atomic<uint64_t> word{0};
+  };
+
   static void cpu_relax() {
 #if defined(__x86_64__) || defined(__i386__)
     __builtin_ia32_pause();
@@ -88,60 +146,89 @@ class Pool {
 
   void grow(int workers) {
     while (static_cast<int>(workers_.size()) < workers) {
-      uint64_t seen = generation_.load();
-      workers_.emplace_back([this, seen] { loop(seen); });
+      const uint64_t seen = generation_.load();
+      const int slot = static_cast<int>(workers_.size()) + 1;
+      workers_.emplace_back([this, seen, slot] { loop(seen, slot); });
     }
   }
 
-  // Claims chunks of job `gen` until none is left. The job id in the counter keeps a worker
-  // that is late from claiming chunks of the next job before it has seen that job.
-  void work(uint64_t gen) {
-    for (;;) {
-      uint64_t v = next_.load(std::memory_order_acquire);
-      if ((v >> 32) != (gen & 0xffffffffu)) return;
-      if (!next_.compare_exchange_weak(v, v + 1, std::memory_order_acq_rel)) continue;
-      int chunk = static_cast<int>(v & 0xffffffffu);
-      if (chunk >= chunks_) return;
-      int64_t begin = tasks_ * chunk / chunks_, end = tasks_ * (chunk + 1) / chunks_;
-      if (begin < end) (*fn_)(begin, end);
-      pending_.fetch_sub(1, std::memory_order_acq_rel);
-    }
+  void run_chunk(int chunk) {
+    (*fn_)(bounds_[chunk], bounds_[chunk + 1]);
   }
 
-  void loop(uint64_t seen) {
-    tls_in_pool() = true;
+  // Runs the chunks of its own share, then steals until no share has any left, then reports how
+  // many it ran. A late thread can only claim a chunk of the job that is current: the shares are
+  // reset for each job, and a job is not over while a chunk is unclaimed.
+  void work(int slot) {
+    int done = 0;
+    std::atomic<uint64_t>& own = shares_[slot].word;
+    uint64_t v = own.load(std::memory_order_acquire);
+    while (slot < share_threads(v) && share_left(v) > 0) {
+      if (own.compare_exchange_weak(v, v + (uint64_t{1} << 16), std::memory_order_acq_rel,
+                                    std::memory_order_acquire)) {
+        run_chunk(share_front(v));
+        done++;
+        v = own.load(std::memory_order_acquire);
+      }
+    }
+    const int threads = std::min(share_threads(v), kMaxThreads);
     for (;;) {
-      // Spin a little first: jobs of one inference follow each other within microseconds.
+      int victim = -1, most = 0;
+      for (int t = 0; t < threads; t++) {
+        const uint64_t w = shares_[t].word.load(std::memory_order_relaxed);
+        if (t != slot && slot < share_threads(w) && share_left(w) > most) {
+          victim = t;
+          most = share_left(w);
+        }
+      }
+      if (victim < 0) break;
+      std::atomic<uint64_t>& other = shares_[victim].word;
+      uint64_t w = other.load(std::memory_order_acquire);
+      while (slot < share_threads(w) && share_left(w) > 0) {
+        if (other.compare_exchange_weak(w, w - 1, std::memory_order_acq_rel,
+                                        std::memory_order_acquire)) {
+          run_chunk(share_back(w) - 1);
+          done++;
+          break;
+        }
+      }
+    }
+    if (done > 0) pending_.fetch_sub(done, std::memory_order_acq_rel);
+  }
+
+  void loop(uint64_t seen, int slot) {
+    t_in_pool = true;
+    t_slot = slot;
+    for (;;) {
+      // Spin first (~0.5 ms): jobs of one inference follow each other within microseconds, and
+      // a sleeping worker takes tens of microseconds to wake.
       for (int i = 0; i < 20000 && generation_.load(std::memory_order_acquire) == seen; i++) {
         cpu_relax();
       }
       if (generation_.load(std::memory_order_acquire) == seen) {
         std::unique_lock<std::mutex> lock(mu_);
+        sleepers_.fetch_add(1, std::memory_order_relaxed);
         cv_.wait(lock, [&] { return generation_.load() != seen; });
+        sleepers_.fetch_sub(1, std::memory_order_relaxed);
       }
       seen = generation_.load(std::memory_order_acquire);
       if (stop_) return;
-      work(seen);
+      work(slot);
     }
   }
 
- public:
-  static bool& tls_in_pool() {
-    thread_local bool in_pool = false;
-    return in_pool;
-  }
-
- private:
   std::vector<std::thread> workers_;
+  std::unique_ptr<Share[]> shares_;  // one per slot, never reallocated (see work)
   std::mutex mu_;
   std::condition_variable cv_;
   std::atomic<uint64_t> generation_{0};
+  std::atomic<int> sleepers_{0};
   std::atomic<bool> stop_{false};
+  // The job: its function and cut (plan_chunks).
   const RangeFn* fn_ = nullptr;
-  int64_t tasks_ = 0;
-  int chunks_ = 0;
-  std::atomic<uint64_t> next_{0};  // job id << 32 | next chunk
-  std::atomic<int> pending_{0};
+  std::unique_ptr<int64_t[]> bounds_;
+  int starts_[kMaxThreads + 1] = {};
+  alignas(64) std::atomic<int> pending_{0};  // chunks not done yet
 };
 
 Pool& pool() {
@@ -165,31 +252,61 @@ void set_num_threads(int n) {
   g_threads.store(n > 0 ? n : 0, std::memory_order_relaxed);
 }
 
-void parallel_for(int64_t tasks, RangeFn fn, int threads) {
+int effective_threads(int threads) {
+  return std::min(threads > 0 ? threads : num_threads(), kMaxThreads);
+}
+
+int current_thread_slot() {
+  return t_slot;
+}
+
+int plan_chunks(int64_t tasks, int threads, int64_t grain, int64_t* bounds, int* shares) {
+  grain = std::max<int64_t>(grain, 1);
+  const int t_count = job_threads(tasks, threads, grain);
+  int chunks = 0;
+  for (int t = 0; t < t_count; t++) {
+    shares[t] = chunks;
+    const int64_t begin = tasks * t / t_count, end = tasks * (t + 1) / t_count;
+    const int64_t size = end - begin;
+    // Pieces [begin, end - size/2), [end - size/2, end - size/4), ..., the last two equal:
+    // each at least as large as the last, size >> (pieces - 1) >= grain.
+    int pieces = 1;
+    while (pieces < kMaxPieces && (size >> pieces) >= grain) pieces++;
+    bounds[chunks++] = begin;
+    for (int i = 1; i < pieces; i++) bounds[chunks++] = end - (size >> i);
+  }
+  shares[t_count] = chunks;
+  bounds[chunks] = tasks;
+  return t_count;
+}
+
+void parallel_for(int64_t tasks, RangeFn fn, int threads, int64_t grain) {
   if (tasks <= 0) return;
-  if (threads <= 0) threads = num_threads();
-  if (threads > tasks) threads = static_cast<int>(tasks);
-  if (threads <= 1 || Pool::tls_in_pool()) {
+  threads = job_threads(tasks, threads, grain);
+  if (threads <= 1 || t_in_pool) {
+    SlotScope slot(0);
     fn(0, tasks);
     return;
   }
   Pool& p = pool();
   std::unique_lock<std::mutex> lock(p.caller_mu, std::try_to_lock);
   if (!lock.owns_lock()) {
+    SlotScope slot(0);
     fn(0, tasks);
     return;
   }
-  Pool::tls_in_pool() = true;
-  p.run(tasks, fn, threads);
-  Pool::tls_in_pool() = false;
+  SlotScope slot(0);
+  t_in_pool = true;
+  p.run(tasks, fn, threads, grain);
+  t_in_pool = false;
 }
 
 void parallel_for_work(int64_t tasks, int64_t work_per_task, RangeFn fn) {
   if (tasks <= 0) return;
-  const int64_t work = tasks * std::max<int64_t>(work_per_task, 1);
-  const int64_t by_work = std::max<int64_t>(1, work / kMinParallelWork);
+  work_per_task = std::max<int64_t>(work_per_task, 1);
+  const int64_t by_work = std::max<int64_t>(1, tasks * work_per_task / kMinParallelWork);
   const int threads = static_cast<int>(std::min<int64_t>(num_threads(), by_work));
-  parallel_for(tasks, fn, threads);
+  parallel_for(tasks, fn, threads, (kMinPieceWork + work_per_task - 1) / work_per_task);
 }
 
 }  // namespace kiln

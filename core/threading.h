@@ -34,21 +34,48 @@ class RangeFn {
   void (*call_)(void*, int64_t, int64_t);
 };
 
-// Calls fn(begin, end) on disjoint ranges covering [0, tasks), on up to `threads` threads
-// (<= 0: num_threads()) of a process-wide pool; the calling thread takes part and the call
-// returns when every range is done. Ranges are contiguous and at most `threads` of them; any
-// thread may run any range (the caller takes what idle workers have not), so per-thread scratch
-// must not depend on the range (see kernels' grow-only buffers).
-// Nested calls (from inside fn) and calls racing from another thread run serially. fn must not
+// Calls fn(begin, end) on disjoint contiguous ranges (chunks) covering [0, tasks), on up to
+// `threads` threads (<= 0: num_threads()) of a process-wide pool; the calling thread takes part
+// and the call returns when every chunk is done. The cut (plan_chunks) depends only on (tasks,
+// threads, grain), never on timing: T = min(threads, tasks / grain) threads (one: fn(0, tasks)
+// runs inline), thread t's share is the static split [tasks * t / T, tasks * (t + 1) / T), and
+// a share is cut into pieces of halving size (1/2, 1/4, ... of it, the last two equal, each at
+// least `grain` tasks, at most kMaxPieces). Each thread runs its own share's pieces in order, then
+// takes pieces from the end of the other shares: balanced threads run exactly the static split
+// (each touches the same part of the data from one job to the next, which stays in its cache),
+// and a thread that is slowed down hands over its last, smallest pieces. Which thread runs a chunk
+// thus depends on timing, and one thread may run several chunks one after the other: per-thread
+// scratch must be keyed by current_thread_slot(), never by the range.
+// Nested calls (from inside fn) and calls racing from another thread run inline. fn must not
 // throw.
-void parallel_for(int64_t tasks, RangeFn fn, int threads = 0);
+void parallel_for(int64_t tasks, RangeFn fn, int threads = 0, int64_t grain = 1);
+
+// Pieces a thread's share is cut into at most: the smallest is then 1/2^(kMaxPieces-1) of it.
+constexpr int kMaxPieces = 6;
+
+// The threads a parallel_for(..., threads) call may use: `threads`, or num_threads() if <= 0.
+int effective_threads(int threads);
+
+// The cut of parallel_for(tasks, fn, threads, grain): returns the thread count T; chunk c is
+// [bounds[c], bounds[c + 1]) and thread t's share is chunks [shares[t], shares[t + 1]).
+// `bounds` must hold kMaxPieces * T + 1 values and `shares` T + 1 (T <= effective_threads).
+int plan_chunks(int64_t tasks, int threads, int64_t grain, int64_t* bounds, int* shares);
+
+// Inside fn of a parallel_for with effective_threads(threads) == T: the running thread's slot,
+// in [0, T); no two threads run chunks of one job under the same slot (the caller is 0, pool
+// worker w is w + 1; an inline run is 0). So a caller may lend scratch indexed by slot, sized for
+// T before the call. Outside parallel_for: 0.
+int current_thread_slot();
 
 // Work below this many units (floats read or written) per thread runs on fewer threads: waking
-// a worker costs microseconds, as much as streaming ~32K floats through a cheap kernel.
+// a sleeping worker costs tens of microseconds (a spinning one well under one), as much as
+// streaming ~32K floats through a cheap kernel.
 constexpr int64_t kMinParallelWork = 32768;
 
 // parallel_for over `tasks` items of `work_per_task` units each (e.g. the rows of a softmax),
-// on at most one thread per kMinParallelWork units of the whole job (so small jobs run inline).
+// on at most one thread per kMinParallelWork units of the whole job (so small jobs run inline),
+// in pieces of at least kMinPieceWork units.
 void parallel_for_work(int64_t tasks, int64_t work_per_task, RangeFn fn);
+constexpr int64_t kMinPieceWork = 4096;
 
 }  // namespace kiln

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "core/error.h"
+#include "core/threading.h"
 
 namespace kiln::kernels {
 
@@ -110,18 +111,26 @@ PaddedPlanes pad_planes(const float* x, int64_t channels, const ConvGeometry& g,
   const int64_t ph = padded_rows(g), pw = padded_cols(g);
   out.row_stride = pw;
   out.plane_stride = ph * pw;
-  for (int64_t c = 0; c < channels; c++) {
-    const float* xc = x + c * g.in_size();
-    for (int64_t py = 0; py < ph; py++) {
-      float* d = padded + c * out.plane_stride + py * pw;
-      const int64_t iy = py - g.pad[1];
-      if (iy < 0 || iy >= g.in[1]) {
-        std::memset(d, 0, static_cast<size_t>(pw) * sizeof(float));
-      } else {
-        gather_row(xc + iy * g.in[2], g.in[2], -g.pad[2], 1, pw, d);
-      }
-    }
-  }
+  // Channels split over the pool (a spinning worker joins within a microsecond): a serial
+  // copy here would be as long as a small conv's share of the product.
+  const int64_t plane = out.plane_stride;
+  parallel_for(
+      channels,
+      [&](int64_t c0, int64_t c1) {
+        for (int64_t c = c0; c < c1; c++) {
+          const float* xc = x + c * g.in_size();
+          for (int64_t py = 0; py < ph; py++) {
+            float* d = padded + c * plane + py * pw;
+            const int64_t iy = py - g.pad[1];
+            if (iy < 0 || iy >= g.in[1]) {
+              std::memset(d, 0, static_cast<size_t>(pw) * sizeof(float));
+            } else {
+              gather_row(xc + iy * g.in[2], g.in[2], -g.pad[2], 1, pw, d);
+            }
+          }
+        }
+      },
+      channels * plane >= 2 * kMinPieceWork ? 0 : 1, (kMinPieceWork + plane - 1) / plane);
   out.data = padded;
   return out;
 }

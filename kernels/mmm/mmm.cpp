@@ -58,10 +58,11 @@ Scratch& b_scratch() {
   thread_local Scratch s(g_b_high_water);
   return s;
 }
-// B block scratch for the chunks of a parallel mmm, owned by the calling thread and lent to
-// whichever thread runs each chunk: the caller sizes them all before the job, so workers never
-// allocate, however the chunks happen to be claimed in the warm-up runs.
-std::vector<std::unique_ptr<Scratch>>& chunk_scratch() {
+// B block scratch for the threads of a parallel mmm, one per thread slot (current_thread_slot),
+// owned by the calling thread and lent to the threads of the job: the caller sizes them all
+// before the job, so workers never allocate, however the chunks happen to be claimed in the
+// warm-up runs.
+std::vector<std::unique_ptr<Scratch>>& slot_scratch() {
   thread_local std::vector<std::unique_ptr<Scratch>> s;
   return s;
 }
@@ -239,33 +240,37 @@ void mmm(const MicroKernel& kernel, int64_t m, int64_t n, int64_t k, const Panel
   const int64_t a_bytes = a_panels * a_panel_size * 4, b_bytes = b_panels * b_panel_bytes;
   const bool split_a = b_panels < 2 * threads || (a_bytes > 2 * b_bytes && a_panels >= threads);
   if (!split_a || (pack_b && b_bytes > kPackAllBytes)) {
-    // parallel_for's chunk c covers [b_panels * c / chunks, b_panels * (c + 1) / chunks).
-    const int chunks = static_cast<int>(std::min<int64_t>(threads, b_panels));
-    auto& bufs = chunk_scratch();
-    while (bufs.size() < static_cast<size_t>(chunks)) {
+    auto& bufs = slot_scratch();
+    while (bufs.size() < static_cast<size_t>(threads)) {
       bufs.push_back(std::make_unique<Scratch>(g_b_high_water));
     }
     if (pack_b) {
-      for (int ch = 0; ch < chunks; ch++) bufs[ch]->get(block_floats);
+      for (int s = 0; s < threads; s++) bufs[static_cast<size_t>(s)]->get(block_floats);
     }
     parallel_for(
         b_panels,
         [&](int64_t j0, int64_t j1) {
-          int ch = 0;
-          while (ch + 1 < chunks && b_panels * (ch + 1) / chunks <= j0) ch++;
-          run(0, a_panels, j0, j1, nullptr, pack_b ? bufs[ch]->get(block_floats) : nullptr);
+          float* buf = nullptr;
+          if (pack_b) buf = bufs[static_cast<size_t>(current_thread_slot())]->get(block_floats);
+          run(0, a_panels, j0, j1, nullptr, buf);
         },
         threads);
     return;
   }
+  // A per-run B is packed once for all threads, its panels split over them, before they split A.
   const float* b_all = nullptr;
   if (!b.prepacked()) {
     float* buf = b_all_scratch().get(static_cast<size_t>(b_panels * b_panel_size));
-    for (int64_t p = 0; p < b_panels; p++) {
-      float* dst = buf + p * b_panel_size;
-      const float* got = b.panel(p, dst);
-      if (got != dst) std::copy(got, got + b_panel_size, dst);
-    }
+    parallel_for(
+        b_panels,
+        [&](int64_t p0, int64_t p1) {
+          for (int64_t p = p0; p < p1; p++) {
+            float* dst = buf + p * b_panel_size;
+            const float* got = b.panel(p, dst);
+            if (got != dst) std::copy(got, got + b_panel_size, dst);
+          }
+        },
+        threads);
     b_all = buf;
   }
   parallel_for(

@@ -1,7 +1,6 @@
 #include "ops/nn/conv_packed.h"
 
 #include <algorithm>
-#include <atomic>
 
 #include "core/error.h"
 #include "core/threading.h"
@@ -160,26 +159,26 @@ void ConvPacked::compute(const TensorRefs& inputs, const kernels::ConvGeometry& 
       // that take the slower row path.
       constexpr int64_t kBlock = 8;
       const int64_t blocks = (out_channels_ + kBlock - 1) / kBlock;
-      // Scratch for each chunk, owned by the calling thread and lent out: a worker that first
-      // takes a chunk in a late run allocates nothing (steady-state runs must not).
-      const int64_t per_chunk = (kernels::depthwise_scratch_floats(geo, isa) + 15) / 16 * 16;
+      // Chunks of at least a few thousand multiply-adds: claiming one costs an atomic.
+      const int64_t grain = std::max<int64_t>(1, 8192 / (kBlock * per_channel));
+      // Scratch for each thread slot, owned by the calling thread and lent out: a worker that
+      // first takes a chunk in a late run allocates nothing (steady-state runs must not).
+      const int64_t per_slot = (kernels::depthwise_scratch_floats(geo, isa) + 15) / 16 * 16;
       thread_local std::vector<float> lent;
-      if (lent.size() < static_cast<size_t>(per_chunk * threads))
-        lent.resize(static_cast<size_t>(per_chunk * threads));
+      if (lent.size() < static_cast<size_t>(per_slot * threads))
+        lent.resize(static_cast<size_t>(per_slot * threads));
       // (A pointer, not `lent` itself, goes into the lambda: named there, a thread_local is the
       // running thread's own.)
       float* const lent_base = lent.data();
-      std::atomic<int> next_slot{0};
       parallel_for(
           blocks,
           [&](int64_t b0, int64_t b1) {
             kernels::DepthwiseArgs chunk = a;
-            chunk.scratch =
-                per_chunk > 0 ? lent_base + per_chunk * next_slot.fetch_add(1) : nullptr;
+            chunk.scratch = per_slot > 0 ? lent_base + per_slot * current_thread_slot() : nullptr;
             kernels::depthwise_conv_f32(chunk, b0 * kBlock, std::min(b1 * kBlock, out_channels_),
                                         isa);
           },
-          threads);
+          threads, grain);
     }
     return;
   }

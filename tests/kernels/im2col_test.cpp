@@ -12,9 +12,13 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <cstring>
+#include <limits>
 #include <random>
+#include <vector>
 
+#include "core/threading.h"
 #include "kernels/conv/im2col.h"
 
 namespace kiln {
@@ -120,6 +124,46 @@ TEST(KernelsIm2col, GuardedRandomGeometriesEveryPanelWidth) {
     checked++;
   }
   EXPECT_GT(checked, 100);
+}
+
+// The padded copy is split over the pool by channels: at any thread count every padded float is
+// written (the scratch starts as NaN) and the panels are the same bits.
+TEST(KernelsIm2col, PaddedCopySplitOverThreads) {
+  std::mt19937 rng(23);
+  std::uniform_real_distribution<float> value(-1, 1);
+  ConvGeometry g;
+  g.in[1] = 31;
+  g.in[2] = 29;
+  g.kernel[1] = g.kernel[2] = 3;
+  g.pad[1] = 2;
+  g.pad[2] = 1;
+  g.out[1] = 31 + 2 * 2 - 2;
+  g.out[2] = 29 + 2 * 1 - 2;
+  const int64_t channels = 37;
+  std::vector<float> x(static_cast<size_t>(channels * g.in_size()));
+  for (float& v : x) v = value(rng);
+  const int64_t padded_count = kernels::Im2colSource::padded_floats(channels, g);
+  ASSERT_GT(padded_count, 2 * kMinPieceWork);
+  std::vector<float> first;
+  for (int threads : {1, 2, 3, 5}) {
+    set_num_threads(threads);
+    std::vector<float> padded(static_cast<size_t>(padded_count),
+                              std::numeric_limits<float>::quiet_NaN());
+    kernels::Im2colSource src(x.data(), channels, g, 16, padded.data());
+    for (float v : padded) ASSERT_FALSE(std::isnan(v)) << threads << " threads";
+    std::vector<float> panels;
+    std::vector<float> panel(static_cast<size_t>(src.k() * 16));
+    for (int64_t p = 0; p < (g.out_size() + 15) / 16; p++) {
+      const float* got = src.panel(p, panel.data());
+      panels.insert(panels.end(), got, got + src.k() * 16);
+    }
+    if (first.empty()) {
+      first = panels;
+    } else {
+      EXPECT_EQ(panels, first) << threads << " threads";
+    }
+  }
+  set_num_threads(0);
 }
 
 }  // namespace

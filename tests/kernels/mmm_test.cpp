@@ -261,9 +261,14 @@ TEST(KernelsMmm, EveryEpilogue) {
 TEST(KernelsMmm, ThreadCountDoesNotChangeResults) {
   std::mt19937 rng(11);
   for (const MicroKernel* k : kernels_here()) {
-    for (Case c : {Case{70, 333, 129}, Case{300, 20, 77}, Case{33, 1000, 64}}) {
-      std::vector<float> results[3];
-      for (int t = 1; t <= 3; t++) {
+    // B split over threads (the first and third), A split with B packed by the threads first
+    // (the second: B too narrow to share; the fourth: A much larger than B). Each thread count
+    // cuts the job into other chunks (up to kChunksPerThread per thread).
+    for (Case c : {Case{70, 333, 129}, Case{300, 20, 77}, Case{33, 1000, 64}, Case{600, 90, 200}}) {
+      constexpr int kCounts[] = {1, 2, 3, 4, 5, 8};
+      std::vector<float> results[6];
+      for (int i = 0; i < 6; i++) {
+        const int t = kCounts[i];
         std::mt19937 same(99);
         auto a = random_vector(same, c.m * c.k);
         auto b = random_vector(same, c.k * c.n);
@@ -271,16 +276,16 @@ TEST(KernelsMmm, ThreadCountDoesNotChangeResults) {
         Epilogue ep;
         ep.row_bias = bias.data();
         ep.min = 0;
-        results[t - 1].assign(c.m * c.n, 0.0f);
+        results[i].assign(c.m * c.n, 0.0f);
         kernels::StridedSource sa(a.data(), c.m, c.k, c.k, 1, k->mr);
         kernels::StridedSource sb(b.data(), c.n, c.k, 1, c.n, k->nr);
-        kernels::mmm(*k, c.m, c.n, c.k, sa, sb, ep, results[t - 1].data(), c.n, t);
+        kernels::mmm(*k, c.m, c.n, c.k, sa, sb, ep, results[i].data(), c.n, t);
       }
-      EXPECT_EQ(results[0], results[1]) << k->name;
-      EXPECT_EQ(results[0], results[2]) << k->name;
+      for (int i = 1; i < 6; i++) EXPECT_EQ(results[0], results[i]) << k->name << " " << kCounts[i];
     }
     check(*k, {70, 333, 129}, 4 | 128, 0, false, 2, rng);
     check(*k, {300, 20, 77}, 8, 3, true, 3, rng);
+    check(*k, {600, 90, 200}, 1 | 128, 1, false, 5, rng);
   }
 }
 
@@ -289,21 +294,6 @@ TEST(KernelsMmm, IsaNames) {
   EXPECT_EQ(kernels::isa_name(Isa::Avx2), "avx2");
   EXPECT_EQ(kernels::isa_name(Isa::Avx512), "avx512");
   EXPECT_TRUE(kernels::isa_supported(kernels::active_isa()));
-}
-
-TEST(CoreThreading, ParallelForCoversEveryTaskOnce) {
-  for (int threads : {1, 2, 3, 8}) {
-    for (int64_t tasks : {1, 2, 5, 100}) {
-      std::vector<int> hits(static_cast<size_t>(tasks), 0);
-      parallel_for(
-          tasks,
-          [&](int64_t b, int64_t e) {
-            for (int64_t i = b; i < e; i++) hits[static_cast<size_t>(i)]++;
-          },
-          threads);
-      for (int h : hits) EXPECT_EQ(h, 1);
-    }
-  }
 }
 
 }  // namespace

@@ -219,17 +219,26 @@ TEST(OpsConvPacked, BitwiseIdenticalForAnyThreadCount) {
   OpPtr fast_dw = dw.codegen(fact_refs(dfacts));
   ASSERT_NE(fast, nullptr);
   ASSERT_NE(fast_dw, nullptr);
+  // Depthwise on many channels (a ragged last block of 8, stride 2): more chunks than threads.
+  Tensor xm = random_tensor(rng, {1, 100, 17, 17});
+  Tensor wm = random_tensor(rng, {100, 1, 3, 3});
+  ops::Conv dwm(geometry({2, 2}, {1, 1, 1, 1}), 100);
+  std::vector<Fact> mfacts = {Fact(DatumType::F32, xm.shape()), Fact::constant(wm)};
+  OpPtr fast_dwm = dwm.codegen(fact_refs(mfacts));
+  ASSERT_NE(fast_dwm, nullptr);
   std::vector<Tensor> first;
-  for (int threads : {1, 2, 3, 4}) {
+  for (int threads : {1, 2, 3, 4, 8}) {
     set_num_threads(threads);
     auto y = run_op(*fast, {x, w, b});
     auto yd = run_op(*fast_dw, {x, wd});
+    auto ydm = run_op(*fast_dwm, {xm, wm});
     if (first.empty()) {
-      first = {y[0], yd[0]};
+      first = {y[0], yd[0], ydm[0]};
       continue;
     }
     EXPECT_TRUE(y[0].equals(first[0])) << threads << " threads";
     EXPECT_TRUE(yd[0].equals(first[1])) << threads << " threads";
+    EXPECT_TRUE(ydm[0].equals(first[2])) << threads << " threads";
   }
   set_num_threads(0);
 }
