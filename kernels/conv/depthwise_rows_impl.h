@@ -397,15 +397,24 @@ void depthwise_cblock(const DepthwiseArgs& a, int64_t c0, float* t, float* o) {
   {
     V r[W];
     const float* w0 = a.w + c0 * K * K;
-    for (int j0 = 0; j0 < K * K; j0 += W) {
-      // Taps j0.. of each channel: rows of a W x W block (taps past K*K are not used).
+    if constexpr (K * K >= W) {
+      // Taps j0 .. j0 + W of each channel, one vector load per channel (the last block of taps
+      // overlaps the previous one, inside the channel's K*K taps): rows of a W x W block.
+      for (int j = 0; j < K * K; j += W) {
+        const int j0 = j + W <= K * K ? j : K * K - W;
+        for (int c = 0; c < W; c++) r[c] = load_row_vec<W>(w0 + c * K * K + j0);
+        transpose<W>(r);
+        for (int i = 0; i < W; i++) wv[j0 + i] = r[i];
+      }
+    } else {
+      // Fewer taps than lanes (3x3 on AVX-512): through a zero-padded row per channel.
       for (int c = 0; c < W; c++) {
         float lanes[W];
-        for (int j = 0; j < W; j++) lanes[j] = j0 + j < K * K ? w0[c * K * K + j0 + j] : 0.0f;
+        for (int j = 0; j < W; j++) lanes[j] = j < K * K ? w0[c * K * K + j] : 0.0f;
         r[c] = load_row_vec<W>(lanes);
       }
       transpose<W>(r);
-      for (int j = 0; j < W && j0 + j < K * K; j++) wv[j0 + j] = r[j];
+      for (int j = 0; j < K * K; j++) wv[j] = r[j];
     }
   }
   V bv = V{}, lov = V{} + a.min, hiv = V{} + a.max;
@@ -413,15 +422,17 @@ void depthwise_cblock(const DepthwiseArgs& a, int64_t c0, float* t, float* o) {
   for (int64_t oy = 0; oy < oh; oy++) {
     for (int64_t ox = 0; ox < ow; ox++) {
       const float* base = t + (oy * S * pw + ox * S) * W;
-      V acc = bv, acc1 = V{};  // even / odd kernel rows: shorter FMA chains
+      // One sum per kernel row (K at most 3 of them): short FMA chains, so several output pixels
+      // are in flight at once.
+      V part[3] = {bv, V{}, V{}};
 #pragma GCC unroll 5
       for (int ky = 0; ky < K; ky++) {
 #pragma GCC unroll 5
         for (int kx = 0; kx < K; kx++) {
-          (ky % 2 ? acc1 : acc) += wv[ky * K + kx] * load_row_vec<W>(base + (ky * pw + kx) * W);
+          part[ky % 3] += wv[ky * K + kx] * load_row_vec<W>(base + (ky * pw + kx) * W);
         }
       }
-      acc += acc1;
+      V acc = part[0] + part[1] + part[2];
       acc = acc < lov ? lov : acc;
       acc = acc > hiv ? hiv : acc;
       store_vec<W>(o + (oy * ow + ox) * W, acc);
