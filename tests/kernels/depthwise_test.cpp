@@ -57,7 +57,9 @@ bool check(const Case& p, kernels::Isa isa, std::mt19937& rng) {
   for (auto* v : {&x, &w, &b}) {
     for (auto& e : *v) e = d(rng);
   }
-  std::vector<float> y(static_cast<size_t>(p.channels * g.out_size()), 42.0f);
+  // y, then a guard the kernel must not touch.
+  const int64_t y_floats = p.channels * g.out_size();
+  std::vector<float> y(static_cast<size_t>(y_floats + 64), 42.0f);
   kernels::DepthwiseArgs a;
   a.x = x.data();
   a.w = w.data();
@@ -81,6 +83,10 @@ bool check(const Case& p, kernels::Isa isa, std::mt19937& rng) {
   for (int64_t i = lent_floats; i < lent_floats + 64; i++) {
     if (lent[static_cast<size_t>(i)] != 7.0f && bad++ < 3)
       ADD_FAILURE() << describe(p, isa) << ": wrote past its scratch at " << i;
+  }
+  for (int64_t i = y_floats; i < y_floats + 64; i++) {
+    if (y[static_cast<size_t>(i)] != 42.0f && bad++ < 3)
+      ADD_FAILURE() << describe(p, isa) << ": wrote past y at " << i;
   }
   for (int64_t c = 0; c < p.channels; c++) {
     for (int64_t oy = 0; oy < g.out[1]; oy++) {
@@ -127,6 +133,25 @@ TEST(KernelsDepthwiseRows, EveryWidthAndPaddingEveryIsa) {
               if (!check(p, isa, rng)) return;
             }
           }
+        }
+      }
+    }
+  }
+}
+
+// Wide stride-2 3x3 rows (the in-place row kernel: inside vectors, the first vector shifted in for
+// 1 or 2 floats of left padding, edge strips at the right end or for wider padding): every width
+// 41..150, odd and even, every left/right padding 0..2, lent scratch every other width.
+TEST(KernelsDepthwiseRows, WideStride2RowsEveryIsa) {
+  std::mt19937 rng(14);
+  for (kernels::Isa isa : kernels::supported_isas()) {
+    for (int64_t iw = 41; iw <= 150; iw++) {
+      for (int64_t pad_l = 0; pad_l < 3; pad_l++) {
+        for (int64_t pad_r = 0; pad_r < 3; pad_r++) {
+          const int64_t ih = 3 + (iw + pad_l) % 6, pad_t = (iw + pad_r) % 3, pad_b = pad_l;
+          Case p{2, 0, 2, ih, iw, 3, 2, pad_t, pad_b, pad_l, pad_r, iw % 3 != 0, iw % 2 == 0};
+          p.lend = iw % 2 == 1;
+          if (!check(p, isa, rng)) return;
         }
       }
     }
