@@ -130,6 +130,44 @@ inline void transpose(typename RowVec<W>::type (&r)[W]) {
   }
 }
 
+// r[j] = {s[j], s[ld + j], ..., s[(W - 1) ld + j]} for j < W: W rows of W floats (row stride ld)
+// loaded and transposed. On AVX2 the rows' 128-bit halves are loaded straight into the halves of
+// the registers (a load and an insert each) and only in-lane shuffles follow: 16 shuffles instead
+// of transpose()'s 24.
+template <int W>
+__attribute__((always_inline)) inline void load_transposed(const float* s, int64_t ld,
+                                                           typename RowVec<W>::type (&r)[W]) {
+  if constexpr (W == 8) {
+    using V = typename RowVec<W>::type;
+    using I = typename RowVec<W>::index;
+    typedef float Half __attribute__((vector_size(16)));
+    auto half = [](const float* p) {
+      Half h;
+      __builtin_memcpy(&h, p, sizeof(h));
+      return h;
+    };
+    for (int h = 0; h < 2; h++) {
+      // t[i] = row i's floats 4h .. 4h + 4, then row i + 4's.
+      V t[4];
+      for (int i = 0; i < 4; i++) {
+        t[i] = __builtin_shufflevector(half(s + i * ld + 4 * h), half(s + (i + 4) * ld + 4 * h), 0,
+                                       1, 2, 3, 4, 5, 6, 7);
+      }
+      const V u0 = __builtin_shuffle(t[0], t[1], I{0, 8, 1, 9, 4, 12, 5, 13});
+      const V u1 = __builtin_shuffle(t[0], t[1], I{2, 10, 3, 11, 6, 14, 7, 15});
+      const V u2 = __builtin_shuffle(t[2], t[3], I{0, 8, 1, 9, 4, 12, 5, 13});
+      const V u3 = __builtin_shuffle(t[2], t[3], I{2, 10, 3, 11, 6, 14, 7, 15});
+      r[4 * h] = __builtin_shuffle(u0, u2, I{0, 1, 8, 9, 4, 5, 12, 13});
+      r[4 * h + 1] = __builtin_shuffle(u0, u2, I{2, 3, 10, 11, 6, 7, 14, 15});
+      r[4 * h + 2] = __builtin_shuffle(u1, u3, I{0, 1, 8, 9, 4, 5, 12, 13});
+      r[4 * h + 3] = __builtin_shuffle(u1, u3, I{2, 3, 10, 11, 6, 7, 14, 15});
+    }
+  } else {
+    for (int c = 0; c < W; c++) r[c] = load_row_vec<W>(s + c * ld);
+    transpose<W>(r);
+  }
+}
+
 // Where the output vectors of one row start: v * W for v < count - 1, the last at ow - W (or 0
 // when ow < W: then it is stored partially).
 struct RowVectors {
@@ -612,8 +650,7 @@ void cblock_transpose_in(const DepthwiseArgs& a, int64_t c0, float* __restrict t
       for (int64_t x0c = 0; x0c < iw; x0c += W) {
         const int64_t x = std::min(x0c, iw - W);
         V r[W];
-        for (int c = 0; c < W; c++) r[c] = load_row_vec<W>(src + c * n + x);
-        transpose<W>(r);
+        load_transposed<W>(src + x, n, r);
         if (x + W <= cols) {
           for (int j = 0; j < W; j++) store_vec<W>(dst + (x + j) * W, r[j]);
         } else {
@@ -627,8 +664,7 @@ void cblock_transpose_in(const DepthwiseArgs& a, int64_t c0, float* __restrict t
   int64_t p0 = 0;
   for (; p0 + W <= n; p0 += W) {
     V r[W];
-    for (int c = 0; c < W; c++) r[c] = load_row_vec<W>(x0 + c * n + p0);
-    transpose<W>(r);
+    load_transposed<W>(x0 + p0, n, r);
     int64_t y = p0 / iw, x = p0 % iw;
     for (int j = 0; j < W; j++) {
       if (y < rows && x < cols) store_vec<W>(t + ((y + pad_t) * pw + x + pad_l) * W, r[j]);
@@ -709,8 +745,7 @@ void depthwise_cblock(const DepthwiseArgs& a, int64_t c0, float* t, float* o) {
   for (int64_t p0 = 0; p0 < os; p0 += W) {
     const int64_t p = std::min(p0, os - W);
     V r[W];
-    for (int j = 0; j < W; j++) r[j] = load_row_vec<W>(o + (p + j) * W);
-    transpose<W>(r);
+    load_transposed<W>(o + p * W, W, r);
     for (int c = 0; c < W; c++) store_vec<W>(y0 + c * os + p, r[c]);
   }
 }
