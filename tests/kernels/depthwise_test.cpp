@@ -215,23 +215,31 @@ TEST(KernelsDepthwiseBlocks, ChannelCountsAndSmallPlanesEveryIsa) {
 }
 
 // The clamp keeps NaN (like the reference's comparisons): a NaN input pixel makes exactly the
-// outputs whose window holds it NaN, on both paths.
+// outputs whose window holds it NaN, on every path: 12x12 planes (row path for 2 channels,
+// channel blocks for 16), 150x150 planes (stride 2: the in-place rows, NaNs at the left edge, in
+// the middle and at the right edge; stride 1: the ring).
 TEST(KernelsDepthwise, ClampKeepsNanEveryIsa) {
+  struct Plane {
+    int64_t size, channels;
+  };
   for (kernels::Isa isa : kernels::supported_isas()) {
-    for (int64_t channels : {2, 16}) {  // row path, channel blocks
+    for (Plane pl : {Plane{12, 2}, Plane{12, 16}, Plane{150, 2}}) {
+      const int64_t n = pl.size, channels = pl.channels;
       for (int64_t s : {1, 2}) {
         ConvGeometry g;
-        g.in[1] = g.in[2] = 12;
+        g.in[1] = g.in[2] = n;
         g.kernel[1] = g.kernel[2] = 3;
         g.stride[1] = g.stride[2] = s;
         g.pad[1] = g.pad[2] = 1;
-        g.out[1] = g.out[2] = (12 + 2 - 3) / s + 1;
+        g.out[1] = g.out[2] = (n + 2 - 3) / s + 1;
         std::vector<float> x(static_cast<size_t>(channels * g.in_size()), 0.5f);
         std::vector<float> w(static_cast<size_t>(channels * 9), 1.0f);
         std::vector<float> y(static_cast<size_t>(channels * g.out_size()));
-        const int64_t ny = 5, nx = 6;
+        const int64_t nans[][2] = {{5, 6}, {n / 2, 0}, {n - 1, n / 2 + 1}, {n / 3, n - 1}};
         for (int64_t c = 0; c < channels; c++) {
-          x[(c * 12 + ny) * 12 + nx] = std::numeric_limits<float>::quiet_NaN();
+          for (const auto& q : nans) {
+            x[(c * n + q[0]) * n + q[1]] = std::numeric_limits<float>::quiet_NaN();
+          }
         }
         kernels::DepthwiseArgs a;
         a.x = x.data();
@@ -245,11 +253,15 @@ TEST(KernelsDepthwise, ClampKeepsNanEveryIsa) {
         for (int64_t c = 0; c < channels; c++) {
           for (int64_t oy = 0; oy < g.out[1]; oy++) {
             for (int64_t ox = 0; ox < g.out[2]; ox++) {
-              const int64_t dy = ny - (oy * s - 1), dx = nx - (ox * s - 1);
-              const bool hit = dy >= 0 && dy < 3 && dx >= 0 && dx < 3;
+              bool hit = false;
+              for (const auto& q : nans) {
+                const int64_t dy = q[0] - (oy * s - 1), dx = q[1] - (ox * s - 1);
+                hit |= dy >= 0 && dy < 3 && dx >= 0 && dx < 3;
+              }
               const float got = y[(c * g.out[1] + oy) * g.out[2] + ox];
-              ASSERT_EQ(std::isnan(got), hit) << kernels::isa_name(isa) << " s" << s << " c" << c
-                                              << " (" << oy << "," << ox << "): " << got;
+              ASSERT_EQ(std::isnan(got), hit)
+                  << kernels::isa_name(isa) << " " << n << "x" << n << " s" << s << " c" << c
+                  << " (" << oy << "," << ox << "): " << got;
               if (!hit) {
                 ASSERT_TRUE(got >= 0.0f && got <= 6.0f) << got;
               }
