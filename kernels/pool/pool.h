@@ -3,7 +3,10 @@
 //
 // max_pool_2d: the max over each window of a 2-D (or 1-D: in_h = 1) plane, no dilation. Separable:
 // per output row, the column maxima of the kernel rows inside the input, then the max along the row
-// (strides 1 and 2 in vectors, the stride-2 windows through even / odd lane shuffles). Comparisons
+// (strides 1 and 2 in vectors, the stride-2 windows through even / odd lane shuffles). 3x3 stride-2
+// windows whose three rows are inside (squeezenet's pools) go straight from the input rows, two
+// output rows per pass when the vertical stride is 2 (they share an input row), with in-lane
+// shuffles only (AVX2: the lanes of a result are permuted back once per vector). Comparisons
 // are `v > best ? v : best` in a fixed order (column max from the window's first row down, then
 // from -inf along the row), the same on every ISA: exact, and a NaN is dropped unless it is the
 // first row of a window column (then that whole column is dropped), as MaxPoolValues always did.

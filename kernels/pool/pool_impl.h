@@ -140,6 +140,69 @@ void windows_3s2(const float* r, int64_t ld, int64_t count, int64_t lim, float* 
   }
 }
 
+// Lanes of the 3-wide stride-2 windows of column maxima c[0, 2W] (c0 = c[0, W), c1 = c[W, 2W),
+// c2 = c[2, W + 2), c3 = c[W + 1, 2W + 1)): e[j], o[j], e2[j] = c[2j], c[2j + 1], c[2j + 2]. On
+// AVX2 in the lane order 0 1 4 5 2 3 6 7 (in-lane shuffles only; unscramble() restores it).
+inline void split_3s2(Vf c0, Vf c1, Vf c2, Vf c3, Vf& e, Vf& o, Vf& e2) {
+#if defined(__AVX512F__)
+  e = __builtin_shufflevector(c0, c1, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+  o = __builtin_shufflevector(c0, c1, 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
+  e2 = __builtin_shufflevector(c2, c3, 0, 2, 4, 6, 8, 10, 12, 14, 17, 19, 21, 23, 25, 27, 29, 31);
+#elif defined(__AVX__)
+  e = __builtin_shufflevector(c0, c1, 0, 2, 8, 10, 4, 6, 12, 14);
+  o = __builtin_shufflevector(c0, c1, 1, 3, 9, 11, 5, 7, 13, 15);
+  e2 = __builtin_shufflevector(c2, c3, 0, 2, 9, 11, 4, 6, 13, 15);
+#else
+  e = __builtin_shufflevector(c0, c1, 0, 2, 4, 6);
+  o = __builtin_shufflevector(c0, c1, 1, 3, 5, 7);
+  e2 = __builtin_shufflevector(c2, c3, 0, 2, 5, 7);
+#endif
+}
+
+inline Vf unscramble(Vf v) {
+#if defined(__AVX__) && !defined(__AVX512F__)
+  return __builtin_shufflevector(v, v, 0, 1, 4, 5, 2, 3, 6, 7);
+#else
+  return v;
+#endif
+}
+
+// The 3x3 stride-2 windows of whole kernel rows, ROWS (1 or 2) output rows at once: output row i
+// reads input rows r + 2i ld .. r + (2i + 2) ld (two rows share one), out_i[t] = the max of the
+// column maxima (from the window's first row down) at 2t, 2t + 1, 2t + 2, from -inf, for
+// t < count (count >= kW). Reads r[0, 2 count] of each row only. Per output vector: four column
+// maxima of three rows, three in-lane shuffles, three max.
+template <int ROWS>
+void windows_3x3s2(const float* r, int64_t ld, int64_t count, float* out0, float* out1) {
+  const Vf lowest = splat(-std::numeric_limits<float>::infinity());
+  const float* __restrict r0 = r;
+  const float* __restrict r1 = r + ld;
+  const float* __restrict r2 = r + 2 * ld;
+  const float* __restrict r3 = r + 3 * ld;
+  const float* __restrict r4 = r + 4 * ld;
+  auto block = [=](int64_t t) __attribute__((always_inline)) {
+    const int64_t i = 2 * t;
+    Vf c0[4], c1[4];
+#pragma GCC unroll 4
+    for (int k = 0; k < 4; k++) {
+      const int64_t at = i + (k == 0 ? 0 : k == 1 ? kW : k == 2 ? 2 : kW + 1);
+      const Vf shared = load(r2 + at);
+      c0[k] = keep_max(shared, keep_max(load(r1 + at), load(r0 + at)));
+      if (ROWS == 2) c1[k] = keep_max(load(r4 + at), keep_max(load(r3 + at), shared));
+    }
+    Vf e, o, e2;
+    split_3s2(c0[0], c0[1], c0[2], c0[3], e, o, e2);
+    store(out0 + t, unscramble(keep_max(e2, keep_max(o, keep_max(e, lowest)))));
+    if (ROWS == 2) {
+      split_3s2(c1[0], c1[1], c1[2], c1[3], e, o, e2);
+      store(out1 + t, unscramble(keep_max(e2, keep_max(o, keep_max(e, lowest)))));
+    }
+  };
+  int64_t t = 0;
+  for (; t + kW <= count; t += kW) block(t);
+  if (t < count) block(count - kW);
+}
+
 // rr[i] = max over the `rows` rows (stride `ld`) of x[r * ld + i], from row 0 down, for i < ld.
 // Like the rows, a width that is not a whole number of vectors ends with an overlapping vector.
 template <int Rows>
@@ -186,6 +249,19 @@ void max_pool_2d_impl(const float* x, float* y, int64_t planes, const MaxPool2dG
   rr[iw] = lowest;  // read (and dropped) by the stride-2 rows' last vector
   const float* x_end = x + planes * ih * iw;
   const bool fused_3s2 = sx == 2 && kw == 3 && in1 > in0;
+  // Output ox of the kernel rows at xr (three of them, row stride iw), a window at a row end.
+  auto window_max = [&](const float* xr, int64_t ld, int64_t ox) {
+    const int64_t x0 = std::max<int64_t>(ox * sx - px, 0);
+    const int64_t x1 = std::min<int64_t>(ox * sx - px + kw, iw);
+    float best = lowest;
+    for (int64_t i = x0; i < x1; i++) best = keep_max(column_max_s(xr + i, ld, kh), best);
+    return best;
+  };
+  // 3x3 windows whose kernel rows are all inside, at least a vector of them per row: whole
+  // windows straight from the input rows (windows_3x3s2), two output rows at a time when the
+  // vertical stride is 2 too.
+  const bool whole_3x3s2 = fused_3s2 && kh == 3 && in1 - in0 >= kW;
+  auto full_rows = [&](int64_t oy) { return oy * sy - py >= 0 && oy * sy - py + kh <= ih; };
   for (int64_t p = 0; p < planes; p++) {
     const float* xp = x + p * ih * iw;
     float* yp = y + p * oh * ow;
@@ -195,6 +271,25 @@ void max_pool_2d_impl(const float* x, float* y, int64_t planes, const MaxPool2dG
       const int64_t y1 = std::min<int64_t>(oy * sy - py + kh, ih);
       const int64_t rows = y1 - y0;
       float* out = yp + oy * ow;
+      if (whole_3x3s2 && full_rows(oy)) {
+        const float* xr = xp + y0 * iw;
+        const bool pair = sy == 2 && oy + 1 < oh && full_rows(oy + 1);
+        const int64_t n_rows = pair ? 2 : 1;
+        for (int64_t i = 0; i < n_rows; i++) {
+          float* o = out + i * ow;
+          const float* xi = xr + i * sy * iw;
+          for (int64_t ox = 0; ox < in0; ox++) o[ox] = window_max(xi, iw, ox);
+          for (int64_t ox = in1; ox < ow; ox++) o[ox] = window_max(xi, iw, ox);
+        }
+        const float* r = xr + in0 * sx - px;
+        if (pair) {
+          windows_3x3s2<2>(r, iw, in1 - in0, out + in0, out + ow + in0);
+          oy++;
+        } else {
+          windows_3x3s2<1>(r, iw, in1 - in0, out + in0, nullptr);
+        }
+        continue;
+      }
       if (fused_3s2 && rows >= 1 && rows <= 3) {
         const float* xr = xp + y0 * iw;
         auto edge = [&](int64_t ox) {

@@ -57,7 +57,9 @@ bool check(const Case& p, kernels::Isa isa, std::mt19937& rng) {
   for (auto* v : {&x, &w, &b}) {
     for (auto& e : *v) e = d(rng);
   }
-  std::vector<float> y(static_cast<size_t>(p.channels * g.out_size()), 42.0f);
+  // y, then a guard the kernel must not touch.
+  const int64_t y_floats = p.channels * g.out_size();
+  std::vector<float> y(static_cast<size_t>(y_floats + 64), 42.0f);
   kernels::DepthwiseArgs a;
   a.x = x.data();
   a.w = w.data();
@@ -81,6 +83,10 @@ bool check(const Case& p, kernels::Isa isa, std::mt19937& rng) {
   for (int64_t i = lent_floats; i < lent_floats + 64; i++) {
     if (lent[static_cast<size_t>(i)] != 7.0f && bad++ < 3)
       ADD_FAILURE() << describe(p, isa) << ": wrote past its scratch at " << i;
+  }
+  for (int64_t i = y_floats; i < y_floats + 64; i++) {
+    if (y[static_cast<size_t>(i)] != 42.0f && bad++ < 3)
+      ADD_FAILURE() << describe(p, isa) << ": wrote past y at " << i;
   }
   for (int64_t c = 0; c < p.channels; c++) {
     for (int64_t oy = 0; oy < g.out[1]; oy++) {
@@ -127,6 +133,25 @@ TEST(KernelsDepthwiseRows, EveryWidthAndPaddingEveryIsa) {
               if (!check(p, isa, rng)) return;
             }
           }
+        }
+      }
+    }
+  }
+}
+
+// Wide stride-2 3x3 rows (the in-place row kernel: inside vectors, the first vector shifted in for
+// 1 or 2 floats of left padding, edge strips at the right end or for wider padding): every width
+// 41..150, odd and even, every left/right padding 0..2, lent scratch every other width.
+TEST(KernelsDepthwiseRows, WideStride2RowsEveryIsa) {
+  std::mt19937 rng(14);
+  for (kernels::Isa isa : kernels::supported_isas()) {
+    for (int64_t iw = 41; iw <= 150; iw++) {
+      for (int64_t pad_l = 0; pad_l < 3; pad_l++) {
+        for (int64_t pad_r = 0; pad_r < 3; pad_r++) {
+          const int64_t ih = 3 + (iw + pad_l) % 6, pad_t = (iw + pad_r) % 3, pad_b = pad_l;
+          Case p{2, 0, 2, ih, iw, 3, 2, pad_t, pad_b, pad_l, pad_r, iw % 3 != 0, iw % 2 == 0};
+          p.lend = iw % 2 == 1;
+          if (!check(p, isa, rng)) return;
         }
       }
     }
@@ -190,23 +215,31 @@ TEST(KernelsDepthwiseBlocks, ChannelCountsAndSmallPlanesEveryIsa) {
 }
 
 // The clamp keeps NaN (like the reference's comparisons): a NaN input pixel makes exactly the
-// outputs whose window holds it NaN, on both paths.
+// outputs whose window holds it NaN, on every path: 12x12 planes (row path for 2 channels,
+// channel blocks for 16), 150x150 planes (stride 2: the in-place rows, NaNs at the left edge, in
+// the middle and at the right edge; stride 1: the ring).
 TEST(KernelsDepthwise, ClampKeepsNanEveryIsa) {
+  struct Plane {
+    int64_t size, channels;
+  };
   for (kernels::Isa isa : kernels::supported_isas()) {
-    for (int64_t channels : {2, 16}) {  // row path, channel blocks
+    for (Plane pl : {Plane{12, 2}, Plane{12, 16}, Plane{150, 2}}) {
+      const int64_t n = pl.size, channels = pl.channels;
       for (int64_t s : {1, 2}) {
         ConvGeometry g;
-        g.in[1] = g.in[2] = 12;
+        g.in[1] = g.in[2] = n;
         g.kernel[1] = g.kernel[2] = 3;
         g.stride[1] = g.stride[2] = s;
         g.pad[1] = g.pad[2] = 1;
-        g.out[1] = g.out[2] = (12 + 2 - 3) / s + 1;
+        g.out[1] = g.out[2] = (n + 2 - 3) / s + 1;
         std::vector<float> x(static_cast<size_t>(channels * g.in_size()), 0.5f);
         std::vector<float> w(static_cast<size_t>(channels * 9), 1.0f);
         std::vector<float> y(static_cast<size_t>(channels * g.out_size()));
-        const int64_t ny = 5, nx = 6;
+        const int64_t nans[][2] = {{5, 6}, {n / 2, 0}, {n - 1, n / 2 + 1}, {n / 3, n - 1}};
         for (int64_t c = 0; c < channels; c++) {
-          x[(c * 12 + ny) * 12 + nx] = std::numeric_limits<float>::quiet_NaN();
+          for (const auto& q : nans) {
+            x[(c * n + q[0]) * n + q[1]] = std::numeric_limits<float>::quiet_NaN();
+          }
         }
         kernels::DepthwiseArgs a;
         a.x = x.data();
@@ -220,11 +253,15 @@ TEST(KernelsDepthwise, ClampKeepsNanEveryIsa) {
         for (int64_t c = 0; c < channels; c++) {
           for (int64_t oy = 0; oy < g.out[1]; oy++) {
             for (int64_t ox = 0; ox < g.out[2]; ox++) {
-              const int64_t dy = ny - (oy * s - 1), dx = nx - (ox * s - 1);
-              const bool hit = dy >= 0 && dy < 3 && dx >= 0 && dx < 3;
+              bool hit = false;
+              for (const auto& q : nans) {
+                const int64_t dy = q[0] - (oy * s - 1), dx = q[1] - (ox * s - 1);
+                hit |= dy >= 0 && dy < 3 && dx >= 0 && dx < 3;
+              }
               const float got = y[(c * g.out[1] + oy) * g.out[2] + ox];
-              ASSERT_EQ(std::isnan(got), hit) << kernels::isa_name(isa) << " s" << s << " c" << c
-                                              << " (" << oy << "," << ox << "): " << got;
+              ASSERT_EQ(std::isnan(got), hit)
+                  << kernels::isa_name(isa) << " " << n << "x" << n << " s" << s << " c" << c
+                  << " (" << oy << "," << ox << "): " << got;
               if (!hit) {
                 ASSERT_TRUE(got >= 0.0f && got <= 6.0f) << got;
               }

@@ -160,6 +160,68 @@ TEST(KernelsPool, MaxPoolNaNsFollowTheDocumentedOrderEveryIsa) {
   EXPECT_GT(nan_windows, 1000);
 }
 
+// The 3x3 stride-2 windows read straight from whole kernel rows (two output rows at once when the
+// vertical stride is 2 too): every row width 3..80 (output rows shorter than one vector of every
+// ISA, whole vectors, an overlapping last vector), heights 3..12 (pairs and a single last row),
+// pads 0..2 each side, floor and ceil mode, vertical strides 1..3, several planes; exact against
+// the reference op, then with NaNs (one value in 5) against the documented order, and nothing
+// written outside y (guards on both sides).
+TEST(KernelsPool, MaxPool3x3Stride2EveryWidthEveryIsa) {
+  std::mt19937 rng(8);
+  std::uniform_real_distribution<float> d(-1, 1);
+  int checked = 0, nan_windows = 0;
+  for (int64_t iw = 3; iw <= 80; iw++) {
+    Case c;
+    const int64_t ih = 3 + (iw * 5) % 10, sy = 1 + iw % 3;
+    const int64_t pt = iw % 3, pb = (iw / 3) % 3, pl = (iw / 2) % 3, pr = (iw / 5) % 3;
+    c.x_shape = Shape{1, 1 + iw % 3, ih, iw};
+    c.g.kernel = {3, 3};
+    c.g.strides = {sy, 2};
+    c.g.pads = {pt, pl, pb, pr};
+    c.g.ceil_mode = iw % 2 == 0;
+    Shape spatial(c.x_shape.begin() + 2, c.x_shape.end());
+    auto r = c.g.complete(2, "MaxPool").resolve(spatial, "MaxPool");
+    c.k = kernels::MaxPool2dGeometry{ih, iw, r.output[0], r.output[1],    3,
+                                     3,  sy, 2,           r.pad_begin[0], r.pad_begin[1]};
+    const int64_t planes = c.x_shape[1];
+    std::vector<float> v(static_cast<size_t>(shape_numel(c.x_shape)));
+    for (auto& e : v) e = d(rng);
+    ops::Pool pool(ops::PoolKind::Max, c.g, ops::Pool::Options{});
+    Tensor want = run_op(pool, {Tensor::from_vector<float>(c.x_shape, v)}, 2)[0];
+    const int64_t n = planes * c.k.out_h * c.k.out_w, guard = 40;
+    ASSERT_EQ(want.numel(), n);
+    std::vector<float> nan_in = v;
+    for (auto& e : nan_in) {
+      if (pick(rng, 0, 4) == 0) e = std::nanf("");
+    }
+    const std::vector<float> nan_want = model_max_pool(c, nan_in, nan_windows);
+    for (kernels::Isa isa : kernels::supported_isas()) {
+      for (bool nans : {false, true}) {
+        std::vector<float> y(static_cast<size_t>(n + 2 * guard), 7.0f);
+        std::vector<float> row(static_cast<size_t>(iw + 1), 3.0f);
+        kernels::pool_kernels(isa).max_pool_2d(nans ? nan_in.data() : v.data(), y.data() + guard,
+                                               planes, c.k, row.data());
+        for (int64_t i = 0; i < guard; i++) {
+          ASSERT_EQ(y[i], 7.0f) << kernels::isa_name(isa) << " wrote before y, width " << iw;
+          ASSERT_EQ(y[guard + n + i], 7.0f)
+              << kernels::isa_name(isa) << " wrote past y, width " << iw;
+        }
+        for (int64_t i = 0; i < n; i++) {
+          const float got = y[guard + i];
+          const float expect = nans ? nan_want[i] : want.data<float>()[i];
+          ASSERT_TRUE(got == expect || (std::isnan(got) && std::isnan(expect)))
+              << kernels::isa_name(isa) << (nans ? " with NaNs" : "") << " at " << i << " in " << ih
+              << "x" << iw << " stride " << sy << ",2 pads " << pt << pl << pb << pr
+              << (c.g.ceil_mode ? " ceil" : "") << ": " << got << " vs " << expect;
+        }
+      }
+    }
+    checked++;
+  }
+  EXPECT_EQ(checked, 78);
+  EXPECT_GT(nan_windows, 1000);
+}
+
 TEST(KernelsPool, AveragePlanesWithinStatedErrorEveryIsa) {
   std::mt19937 rng(7);
   const std::vector<int64_t> sizes = {1,  2,  3,  4,  5,  7,  8,   9,   15,
