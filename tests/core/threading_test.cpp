@@ -231,6 +231,32 @@ TEST(CoreThreading, HeldUpThreadsChunksAreTakenOver) {
   }
 }
 
+// A worker's chunk outlasts the caller's spin: the caller goes to sleep and the worker wakes it
+// when it is done (without that wake-up the call would never return).
+TEST(CoreThreading, CallerSleepsThroughALongChunkAndIsWoken) {
+  for (int repeat = 0; repeat < 5; repeat++) {
+    std::atomic<bool> worker_started{false};
+    std::atomic<int> done{0};
+    parallel_for(
+        2,
+        [&](int64_t b, int64_t e) {
+          if (current_thread_slot() != 0) {
+            worker_started = true;
+            std::this_thread::sleep_for(std::chrono::milliseconds(20));
+          } else {
+            // Let the worker claim its chunk first (if it shows up at all within 10 s).
+            const auto limit = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+            while (!worker_started && std::chrono::steady_clock::now() < limit) {
+              std::this_thread::yield();
+            }
+          }
+          done += static_cast<int>(e - b);
+        },
+        2, 1);
+    EXPECT_EQ(done.load(), 2);
+  }
+}
+
 TEST(CoreThreading, ParallelForWorkKeepsSmallJobsInline) {
   const std::thread::id me = std::this_thread::get_id();
   bool inline_only = true;
