@@ -96,7 +96,7 @@ constexpr std::chrono::microseconds kWorkerSpin{500}, kCallerSpin{100};
 
 // A fixed set of workers (worker w runs under slot w + 1) that spin, then sleep, between jobs.
 // One job at a time: the caller publishes it (fields, then the shares), wakes the workers, runs
-// chunks itself, and spins until every chunk is done. A worker whose slot is not below the job's
+// chunks itself, and waits until every chunk is done (wait_for_chunks). A worker whose slot is not below the job's
 // thread count stays out of it.
 class Pool {
  public:
@@ -180,7 +180,6 @@ class Pool {
       pending_.wait(left, std::memory_order_acquire);
     }
     caller_sleeping_.store(false, std::memory_order_relaxed);
-    std::atomic_thread_fence(std::memory_order_acquire);
   }
 
   void grow(int workers) {
@@ -197,7 +196,8 @@ class Pool {
 
   // Runs the chunks of its own share, then steals until no share has any left, then reports how
   // many it ran. A late thread can only claim a chunk of the job that is current: the shares are
-  // reset for each job, and a job is not over while a chunk is unclaimed.
+  // reset for each job, and a job is not over while a chunk is unclaimed or not reported (so the
+  // chunks one call runs and reports all belong to one job).
   void work(int slot) {
     int done = 0;
     std::atomic<uint64_t>& own = shares_[slot].word;
