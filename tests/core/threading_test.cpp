@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <map>
 #include <mutex>
+#include <random>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -255,6 +256,27 @@ TEST(CoreThreading, CallerSleepsThroughALongChunkAndIsWoken) {
         2, 1);
     EXPECT_EQ(done.load(), 2);
   }
+}
+
+// Many short jobs back to back, with thread counts changing from job to job (workers that are
+// late for one job, or not part of the next, must neither miss nor repeat a chunk of it).
+TEST(CoreThreading, ManyShortJobsBackToBack) {
+  std::mt19937 rng(5);
+  std::vector<int> hits;
+  int bad = 0;
+  for (int job = 0; job < 20000; job++) {
+    const int64_t tasks = std::uniform_int_distribution<int64_t>(1, 300)(rng);
+    const int threads = std::uniform_int_distribution<int>(1, 4)(rng);
+    hits.assign(static_cast<size_t>(tasks), 0);
+    parallel_for(
+        tasks,
+        [&](int64_t b, int64_t e) {
+          for (int64_t i = b; i < e; i++) hits[static_cast<size_t>(i)]++;
+        },
+        threads, 1 + job % 3);
+    for (int h : hits) bad += h != 1;
+  }
+  EXPECT_EQ(bad, 0);
 }
 
 TEST(CoreThreading, ParallelForWorkKeepsSmallJobsInline) {
