@@ -96,8 +96,8 @@ constexpr std::chrono::microseconds kWorkerSpin{500}, kCallerSpin{100};
 
 // A fixed set of workers (worker w runs under slot w + 1) that spin, then sleep, between jobs.
 // One job at a time: the caller publishes it (fields, then the shares), wakes the workers, runs
-// chunks itself, and waits until every chunk is done (wait_for_chunks). A worker whose slot is not below the job's
-// thread count stays out of it.
+// chunks itself, and waits until every chunk is done (wait_for_chunks). A worker whose slot is not
+// below the job's thread count stays out of it.
 class Pool {
  public:
   Pool() : shares_(new Share[kMaxThreads]), bounds_(new int64_t[kMaxChunks + 1]) {}
