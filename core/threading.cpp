@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <fstream>
 #include <memory>
@@ -89,10 +90,14 @@ int job_threads(int64_t tasks, int threads, int64_t grain) {
       std::clamp<int64_t>(tasks / std::max<int64_t>(grain, 1), 1, effective_threads(threads)));
 }
 
+// How long a worker spins for the next job before it sleeps, and the caller for the last chunks
+// of its job before it sleeps.
+constexpr std::chrono::microseconds kWorkerSpin{500}, kCallerSpin{100};
+
 // A fixed set of workers (worker w runs under slot w + 1) that spin, then sleep, between jobs.
 // One job at a time: the caller publishes it (fields, then the shares), wakes the workers, runs
-// chunks itself, and spins until every chunk is done. A worker whose slot is not below the job's
-// thread count stays out of it.
+// chunks itself, and waits until every chunk is done (wait_for_chunks). A worker whose slot is not
+// below the job's thread count stays out of it.
 class Pool {
  public:
   Pool() : shares_(new Share[kMaxThreads]), bounds_(new int64_t[kMaxChunks + 1]) {}
@@ -126,7 +131,7 @@ class Pool {
     }
     if (sleepers_.load(std::memory_order_relaxed) > 0) cv_.notify_all();
     work(0);
-    while (pending_.load(std::memory_order_acquire) > 0) cpu_relax();
+    wait_for_chunks();
   }
 
   std::mutex caller_mu;
@@ -139,9 +144,42 @@ class Pool {
   static void cpu_relax() {
 #if defined(__x86_64__) || defined(__i386__)
     __builtin_ia32_pause();
+#elif defined(__aarch64__) || defined(__arm__)
+    __asm__ __volatile__("yield");
 #else
     std::this_thread::yield();
 #endif
+  }
+
+  // Spins while pred() holds, for up to `limit`; returns whether it still holds.
+  template <typename Pred>
+  static bool spin_while(Pred pred, std::chrono::microseconds limit) {
+    const auto end = std::chrono::steady_clock::now() + limit;
+    for (;;) {
+      for (int i = 0; i < 64; i++) {
+        if (!pred()) return false;
+        cpu_relax();
+      }
+      if (std::chrono::steady_clock::now() >= end) return pred();
+    }
+  }
+
+  // The caller's wait for the chunks other threads still run: a spin covers the usual few
+  // microseconds; past that, a thread is probably descheduled in the middle of a chunk (another
+  // process on its core), and the caller sleeps: its core then goes idle and the scheduler can
+  // move the waiting thread onto it, where a spinning caller would hold the core for its time
+  // slice. The last thread to finish wakes it (see work).
+  void wait_for_chunks() {
+    if (!spin_while([&] { return pending_.load(std::memory_order_acquire) > 0; }, kCallerSpin)) {
+      return;
+    }
+    for (;;) {
+      caller_sleeping_.store(true, std::memory_order_seq_cst);
+      const int left = pending_.load(std::memory_order_seq_cst);
+      if (left == 0) break;
+      pending_.wait(left, std::memory_order_acquire);
+    }
+    caller_sleeping_.store(false, std::memory_order_relaxed);
   }
 
   void grow(int workers) {
@@ -158,7 +196,8 @@ class Pool {
 
   // Runs the chunks of its own share, then steals until no share has any left, then reports how
   // many it ran. A late thread can only claim a chunk of the job that is current: the shares are
-  // reset for each job, and a job is not over while a chunk is unclaimed.
+  // reset for each job, and a job is not over while a chunk is unclaimed or not reported (so the
+  // chunks one call runs and reports all belong to one job).
   void work(int slot) {
     int done = 0;
     std::atomic<uint64_t>& own = shares_[slot].word;
@@ -193,19 +232,24 @@ class Pool {
         }
       }
     }
-    if (done > 0) pending_.fetch_sub(done, std::memory_order_acq_rel);
+    if (done > 0 && slot != 0) {
+      pending_.fetch_sub(done, std::memory_order_seq_cst);
+      // (seq_cst with the caller's flag store and pending_ load: either it sees this decrement
+      // before it sleeps, or this sees its flag.)
+      if (caller_sleeping_.load(std::memory_order_seq_cst)) pending_.notify_all();
+    } else if (done > 0) {
+      pending_.fetch_sub(done, std::memory_order_acq_rel);
+    }
   }
 
   void loop(uint64_t seen, int slot) {
     t_in_pool = true;
     t_slot = slot;
     for (;;) {
-      // Spin first (~0.5 ms): jobs of one inference follow each other within microseconds, and
-      // a sleeping worker takes tens of microseconds to wake.
-      for (int i = 0; i < 20000 && generation_.load(std::memory_order_acquire) == seen; i++) {
-        cpu_relax();
-      }
-      if (generation_.load(std::memory_order_acquire) == seen) {
+      // Spin first: jobs of one inference follow each other within microseconds, and a
+      // sleeping worker takes tens of microseconds to wake.
+      if (spin_while([&] { return generation_.load(std::memory_order_acquire) == seen; },
+                     kWorkerSpin)) {
         std::unique_lock<std::mutex> lock(mu_);
         sleepers_.fetch_add(1, std::memory_order_relaxed);
         cv_.wait(lock, [&] { return generation_.load() != seen; });
@@ -228,7 +272,8 @@ class Pool {
   const RangeFn* fn_ = nullptr;
   std::unique_ptr<int64_t[]> bounds_;
   int starts_[kMaxThreads + 1] = {};
-  alignas(64) std::atomic<int> pending_{0};  // chunks not done yet
+  alignas(64) std::atomic<int> pending_{0};   // chunks not done yet
+  std::atomic<bool> caller_sleeping_{false};  // the caller waits on pending_
 };
 
 Pool& pool() {

@@ -51,7 +51,7 @@ class RangeFn {
 void parallel_for(int64_t tasks, RangeFn fn, int threads = 0, int64_t grain = 1);
 
 // Pieces a thread's share is cut into at most: the smallest is then 1/2^(kMaxPieces-1) of it.
-constexpr int kMaxPieces = 6;
+constexpr int kMaxPieces = 8;
 
 // The threads a parallel_for(..., threads) call may use: `threads`, or num_threads() if <= 0.
 int effective_threads(int threads);

@@ -159,8 +159,8 @@ void ConvPacked::compute(const TensorRefs& inputs, const kernels::ConvGeometry& 
       // that take the slower row path.
       constexpr int64_t kBlock = 8;
       const int64_t blocks = (out_channels_ + kBlock - 1) / kBlock;
-      // Chunks of at least a few thousand multiply-adds: claiming one costs an atomic.
-      const int64_t grain = std::max<int64_t>(1, 8192 / (kBlock * per_channel));
+      // Pieces of at least ~32k multiply-adds: claiming one costs a compare-and-swap.
+      const int64_t grain = std::max<int64_t>(1, 32768 / (kBlock * per_channel));
       // Scratch for each thread slot, owned by the calling thread and lent out: a worker that
       // first takes a chunk in a late run allocates nothing (steady-state runs must not).
       const int64_t per_slot = (kernels::depthwise_scratch_floats(geo, isa) + 15) / 16 * 16;

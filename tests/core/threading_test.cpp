@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <map>
 #include <mutex>
+#include <random>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -229,6 +230,53 @@ TEST(CoreThreading, HeldUpThreadsChunksAreTakenOver) {
     // first of its share, half of it.
     EXPECT_LE(ran_by_held.load(), kTasks / 4);
   }
+}
+
+// A worker's chunk outlasts the caller's spin: the caller goes to sleep and the worker wakes it
+// when it is done (without that wake-up the call would never return).
+TEST(CoreThreading, CallerSleepsThroughALongChunkAndIsWoken) {
+  for (int repeat = 0; repeat < 5; repeat++) {
+    std::atomic<bool> worker_started{false};
+    std::atomic<int> done{0};
+    parallel_for(
+        2,
+        [&](int64_t b, int64_t e) {
+          if (current_thread_slot() != 0) {
+            worker_started = true;
+            std::this_thread::sleep_for(std::chrono::milliseconds(20));
+          } else {
+            // Let the worker claim its chunk first (if it shows up at all within 10 s).
+            const auto limit = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+            while (!worker_started && std::chrono::steady_clock::now() < limit) {
+              std::this_thread::yield();
+            }
+          }
+          done += static_cast<int>(e - b);
+        },
+        2, 1);
+    EXPECT_EQ(done.load(), 2);
+  }
+}
+
+// Many short jobs back to back, with thread counts changing from job to job (workers that are
+// late for one job, or not part of the next, must neither miss nor repeat a chunk of it).
+TEST(CoreThreading, ManyShortJobsBackToBack) {
+  std::mt19937 rng(5);
+  std::vector<int> hits;
+  int bad = 0;
+  for (int job = 0; job < 20000; job++) {
+    const int64_t tasks = std::uniform_int_distribution<int64_t>(1, 300)(rng);
+    const int threads = std::uniform_int_distribution<int>(1, 4)(rng);
+    hits.assign(static_cast<size_t>(tasks), 0);
+    parallel_for(
+        tasks,
+        [&](int64_t b, int64_t e) {
+          for (int64_t i = b; i < e; i++) hits[static_cast<size_t>(i)]++;
+        },
+        threads, 1 + job % 3);
+    for (int h : hits) bad += h != 1;
+  }
+  EXPECT_EQ(bad, 0);
 }
 
 TEST(CoreThreading, ParallelForWorkKeepsSmallJobsInline) {
