@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Side-by-side timing of kiln and ONNX Runtime (onnxruntime-node, CPU) on the shared models, in
 # one run: for every model and thread count, the two programs alternate for ROUNDS rounds of RUNS
-# timed inferences each; the table shows the median of the per-round medians and the ratio
-# ORT / kiln (> 1: kiln is faster).
+# timed inferences each (ONNX Runtime first in odd rounds); the table shows the median of the
+# per-round medians and their ratio ORT / kiln (> 1: kiln is faster), and `paired`: the median
+# over rounds of each round's own ratio, which cancels most of a slow phase of the host that hits
+# both programs of one round.
 #
 #   scripts/bench-vs-ort.sh [--models "mobilenet_v2 tiny_bert"] [--threads "1 2"] [--runs 30]
 #                           [--rounds 3] [--markdown] [--cpu]
@@ -72,67 +74,78 @@ for model in $models; do
   dir="$models_dir/$model"
   [ -f "$dir/model.onnx" ] || { echo "skip $model: no model.onnx" >&2; continue; }
   for threads in $threads_list; do
-    kiln_ms=() ort_ms=() kiln_cpu=() ort_cpu=()
-    for ((r = 0; r < rounds; r++)); do
-      extra=()
-      case "$model" in silero_vad_*) extra=(-i sr:i64=16000) ;; esac
+    kiln_ms=() ort_ms=() kiln_cpu=() ort_cpu=() paired=()
+    extra=()
+    case "$model" in silero_vad_*) extra=(-i sr:i64=16000) ;; esac
+    run_kiln() {
+      local kj
       kj=$("$kiln" bench "$dir/model.onnx" --input-bundle "$dir/test_data_set_0" "${extra[@]}" \
             --threads "$threads" --runs "$runs" --warmup 5 --json 2>/dev/null)
       kiln_ms+=("$(json_field median_ms <<<"$kj")")
+      [ "$cpu" = 1 ] && kiln_cpu+=("$(json_field cpu_ms <<<"$kj")")
+      return 0
+    }
+    run_ort() {
+      local oj
       if [ "$cpu" = 1 ]; then
-        kiln_cpu+=("$(json_field cpu_ms <<<"$kj")")
         oj=$(node "$root/scripts/ort_bench_cpu.js" "$bench_dir" "$dir" "$threads" "$runs" 5)
         ort_cpu+=("$(json_field cpu_ms <<<"$oj")")
       else
         oj=$(node "$bench_dir/ort_bench.js" "$dir" --threads "$threads" --runs "$runs" --warmup 5)
       fi
       ort_ms+=("$(json_field median_ms <<<"$oj")")
+    }
+    for ((r = 0; r < rounds; r++)); do
+      # Odd rounds run ONNX Runtime first, so neither program always follows the other.
+      if ((r % 2 == 1)); then run_ort; run_kiln; else run_kiln; run_ort; fi
+      paired+=("$(python3 -c "print(${ort_ms[-1]} / ${kiln_ms[-1]})")")
     done
     km=$(median "${kiln_ms[@]}")
     om=$(median "${ort_ms[@]}")
     ratio=$(python3 -c "print(f'{$om / $km:.2f}')")
+    pratio=$(python3 -c "print(f'{float($(median "${paired[@]}")):.2f}')")
     if [ "$cpu" = 1 ]; then
       kc=$(median "${kiln_cpu[@]}")
       oc=$(median "${ort_cpu[@]}")
       cratio=$(python3 -c "print(f'{$oc / $kc:.2f}')")
-      rows+=("$model $threads $km $om $ratio $kc $oc $cratio")
-      echo "$model threads=$threads kiln=${km}ms ort=${om}ms ratio=$ratio" \
+      rows+=("$model $threads $km $om $ratio $pratio $kc $oc $cratio")
+      echo "$model threads=$threads kiln=${km}ms ort=${om}ms ratio=$ratio paired=$pratio" \
            "cpu: kiln=${kc}ms ort=${oc}ms ratio=$cratio" >&2
     else
-      rows+=("$model $threads $km $om $ratio")
-      echo "$model threads=$threads kiln=${km}ms ort=${om}ms ratio=$ratio" >&2
+      rows+=("$model $threads $km $om $ratio $pratio")
+      echo "$model threads=$threads kiln=${km}ms ort=${om}ms ratio=$ratio paired=$pratio" >&2
     fi
   done
 done
 
 if [ "$markdown" = 1 ]; then
   if [ "$cpu" = 1 ]; then
-    echo "| model | threads | kiln median ms | ORT median ms | ORT / kiln | kiln CPU ms | ORT CPU ms | ORT / kiln (CPU) |"
-    echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+    echo "| model | threads | kiln median ms | ORT median ms | ORT / kiln | paired | kiln CPU ms | ORT CPU ms | ORT / kiln (CPU) |"
+    echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
   else
-    echo "| model | threads | kiln median ms | ORT median ms | ORT / kiln |"
-    echo "| --- | ---: | ---: | ---: | ---: |"
+    echo "| model | threads | kiln median ms | ORT median ms | ORT / kiln | paired |"
+    echo "| --- | ---: | ---: | ---: | ---: | ---: |"
   fi
   for row in "${rows[@]}"; do
-    read -r m t k o q kc oc cq <<<"$row"
+    read -r m t k o q p kc oc cq <<<"$row"
     if [ "$cpu" = 1 ]; then
-      printf "| %s | %s | %.3f | %.3f | %s | %.3f | %.3f | %s |\n" "$m" "$t" "$k" "$o" "$q" "$kc" "$oc" "$cq"
+      printf "| %s | %s | %.3f | %.3f | %s | %s | %.3f | %.3f | %s |\n" "$m" "$t" "$k" "$o" "$q" "$p" "$kc" "$oc" "$cq"
     else
-      printf "| %s | %s | %.3f | %.3f | %s |\n" "$m" "$t" "$k" "$o" "$q"
+      printf "| %s | %s | %.3f | %.3f | %s | %s |\n" "$m" "$t" "$k" "$o" "$q" "$p"
     fi
   done
 else
   if [ "$cpu" = 1 ]; then
-    printf "%-16s %7s %12s %12s %10s %12s %12s %10s\n" model threads kiln_ms ort_ms ort/kiln kiln_cpu ort_cpu cpu_ratio
+    printf "%-16s %7s %12s %12s %10s %7s %12s %12s %10s\n" model threads kiln_ms ort_ms ort/kiln paired kiln_cpu ort_cpu cpu_ratio
   else
-    printf "%-16s %7s %12s %12s %10s\n" model threads kiln_ms ort_ms ort/kiln
+    printf "%-16s %7s %12s %12s %10s %7s\n" model threads kiln_ms ort_ms ort/kiln paired
   fi
   for row in "${rows[@]}"; do
-    read -r m t k o q kc oc cq <<<"$row"
+    read -r m t k o q p kc oc cq <<<"$row"
     if [ "$cpu" = 1 ]; then
-      printf "%-16s %7s %12.3f %12.3f %10s %12.3f %12.3f %10s\n" "$m" "$t" "$k" "$o" "$q" "$kc" "$oc" "$cq"
+      printf "%-16s %7s %12.3f %12.3f %10s %7s %12.3f %12.3f %10s\n" "$m" "$t" "$k" "$o" "$q" "$p" "$kc" "$oc" "$cq"
     else
-      printf "%-16s %7s %12.3f %12.3f %10s\n" "$m" "$t" "$k" "$o" "$q"
+      printf "%-16s %7s %12.3f %12.3f %10s %7s\n" "$m" "$t" "$k" "$o" "$q" "$p"
     fi
   done
 fi
