@@ -26,16 +26,24 @@ void peak(benchmark::State& state, Isa isa) {
       benchmark::Counter::kIsRate);
 }
 
+// A (m x k) and B (k x n) of uniform values in [-1, 1), the same for every benchmark of a shape.
+void random_operands(int64_t m, int64_t n, int64_t k, std::vector<float>& a,
+                     std::vector<float>& b) {
+  std::mt19937 rng(1);
+  std::uniform_real_distribution<float> d(-1, 1);
+  a.resize(m * k);
+  b.resize(k * n);
+  for (auto& x : a) x = d(rng);
+  for (auto& x : b) x = d(rng);
+}
+
 // C[m,n] = A[m,k] * B[k,n]. `packed_b`: B packed once (weights: MatMul, Gemm), `packed_a`: A
 // packed once (weights: convolutions); the other operand is packed per run.
 void matmul(benchmark::State& state, Isa isa, bool packed_b, bool packed_a) {
   const int64_t m = state.range(0), n = state.range(1), k = state.range(2);
   const int threads = static_cast<int>(state.range(3));
-  std::mt19937 rng(1);
-  std::uniform_real_distribution<float> d(-1, 1);
-  std::vector<float> a(m * k), b(k * n), c(m * n);
-  for (auto& x : a) x = d(rng);
-  for (auto& x : b) x = d(rng);
+  std::vector<float> a, b, c(m * n);
+  random_operands(m, n, k, a, b);
   const auto& kernel = kiln::kernels::micro_kernel(isa);
   kiln::kernels::StridedSource sa(a.data(), m, k, k, 1, kernel.mr);
   kiln::kernels::StridedSource sb(b.data(), n, k, 1, n, kernel.nr);
@@ -58,11 +66,8 @@ void matmul(benchmark::State& state, Isa isa, bool packed_b, bool packed_a) {
 void matmul_in_place(benchmark::State& state, Isa isa) {
   const int64_t m = state.range(0), n = state.range(1), k = state.range(2);
   const int threads = static_cast<int>(state.range(3));
-  std::mt19937 rng(1);
-  std::uniform_real_distribution<float> d(-1, 1);
-  std::vector<float> a(m * k), b(k * n), c(m * n);
-  for (auto& x : a) x = d(rng);
-  for (auto& x : b) x = d(rng);
+  std::vector<float> a, b, c(m * n);
+  random_operands(m, n, k, a, b);
   const auto& kernel = kiln::kernels::micro_kernel(isa);
   kiln::kernels::PackedMatrix pa(a.data(), m, k, k, 1, kernel.mr);
   kiln::kernels::Epilogue ep;

@@ -20,39 +20,13 @@
 
 #include "core/threading.h"
 #include "kernels/conv/im2col.h"
+#include "tests/kernels/kernel_test_util.h"
 
 namespace kiln {
 namespace {
 
 using kernels::ConvGeometry;
-
-// `count` floats with no accessible byte right before or right after them (at_end: the floats end
-// at a guard page; otherwise they start right after one).
-class GuardedFloats {
- public:
-  GuardedFloats(size_t count, bool at_end) {
-    page_ = static_cast<size_t>(sysconf(_SC_PAGESIZE));
-    const size_t bytes = std::max<size_t>(count * sizeof(float), 1);
-    const size_t body = (bytes + page_ - 1) / page_ * page_;
-    size_ = body + 2 * page_;
-    base_ = static_cast<char*>(
-        mmap(nullptr, size_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
-    EXPECT_NE(base_, MAP_FAILED);
-    mprotect(base_, page_, PROT_NONE);
-    mprotect(base_ + page_ + body, page_, PROT_NONE);
-    data_ = reinterpret_cast<float*>(at_end ? base_ + page_ + body - count * sizeof(float)
-                                            : base_ + page_);
-  }
-  ~GuardedFloats() { munmap(base_, size_); }
-  GuardedFloats(const GuardedFloats&) = delete;
-  GuardedFloats& operator=(const GuardedFloats&) = delete;
-  float* data() { return data_; }
-
- private:
-  size_t page_ = 0, size_ = 0;
-  char* base_ = nullptr;
-  float* data_ = nullptr;
-};
+using test::GuardedFloats;
 
 TEST(KernelsIm2col, GuardedRandomGeometriesEveryPanelWidth) {
   std::mt19937 rng(17);

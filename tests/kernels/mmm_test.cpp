@@ -12,6 +12,7 @@
 
 #include "core/threading.h"
 #include "kernels/mmm/mmm.h"
+#include "tests/kernels/kernel_test_util.h"
 
 namespace kiln {
 namespace {
@@ -19,49 +20,15 @@ namespace {
 using kernels::Epilogue;
 using kernels::Isa;
 using kernels::MicroKernel;
-
-constexpr double kEps = 1.1920929e-7;
+using test::EpilogueData;
+using test::expect_matches;
+using test::kEps;
+using test::make_epilogue;
+using test::random_vector;
 
 struct Case {
   int64_t m, n, k;
 };
-
-std::vector<float> random_vector(std::mt19937& rng, size_t n, float lo = -1, float hi = 1) {
-  std::uniform_real_distribution<float> d(lo, hi);
-  std::vector<float> v(n);
-  for (auto& x : v) x = d(rng);
-  return v;
-}
-
-// How a test sets up the epilogue; bit i of `mask` enables feature i.
-struct EpilogueData {
-  std::vector<float> row_scale, col_scale, row_bias, col_bias, residual;
-  Epilogue ep;
-};
-
-EpilogueData make_epilogue(std::mt19937& rng, int mask, int64_t m, int64_t n) {
-  EpilogueData d;
-  if (mask & 1) d.row_scale = random_vector(rng, m, 0.5f, 2);
-  if (mask & 2) d.col_scale = random_vector(rng, n, 0.5f, 2);
-  if (mask & 4) d.row_bias = random_vector(rng, m);
-  if (mask & 8) d.col_bias = random_vector(rng, n);
-  if (mask & 16) d.residual = random_vector(rng, m * (n + 3));
-  d.ep.row_scale = d.row_scale.empty() ? nullptr : d.row_scale.data();
-  d.ep.col_scale = d.col_scale.empty() ? nullptr : d.col_scale.data();
-  d.ep.row_bias = d.row_bias.empty() ? nullptr : d.row_bias.data();
-  d.ep.col_bias = d.col_bias.empty() ? nullptr : d.col_bias.data();
-  d.ep.residual = d.residual.empty() ? nullptr : d.residual.data();
-  d.ep.residual_ld = n + 3;
-  d.ep.accumulate = (mask & 32) != 0;
-  if (mask & 64) {
-    d.ep.leaky = true;
-    d.ep.leaky_alpha = 0.1f;
-  }
-  if (mask & 128) d.ep.min = 0;       // Relu
-  if (mask & 256) d.ep.max = 0.75f;   // with Relu: Clip(0, 0.75)
-  if (mask & 512) d.ep.min = -0.25f;  // Clip(-0.25, ...)
-  return d;
-}
 
 // Checks C = epilogue(A * B) for row-major A (m x k, row stride k + pad_a), B (k x n) given in
 // the layout `b_transposed` says, through the sources `how` picks (0 strided, 1 packed A, 2 packed
@@ -92,37 +59,15 @@ void check(const MicroKernel& kernel, const Case& c, int mask, int how, bool b_t
   const kernels::PanelSource& src_b = (how & 2) ? static_cast<const kernels::PanelSource&>(pb) : sb;
   kernels::mmm(kernel, c.m, c.n, c.k, src_a, src_b, e.ep, out.data(), ldc, threads);
 
-  int bad = 0;
-  for (int64_t i = 0; i < c.m; i++) {
-    for (int64_t j = 0; j < c.n; j++) {
-      double acc = 0, mag = 0;
-      for (int64_t kk = 0; kk < c.k; kk++) {
-        double t = double(a[i * lda + kk]) * bmat(kk, j);
-        acc += t;
-        mag += std::fabs(t);
-      }
-      double scale = 1;
-      if (e.ep.row_scale) scale *= e.row_scale[i];
-      if (e.ep.col_scale) scale *= e.col_scale[j];
-      double v = acc * scale;
-      if (e.ep.row_bias) v += e.row_bias[i];
-      if (e.ep.col_bias) v += e.col_bias[j];
-      if (e.ep.residual) v += e.residual[i * e.ep.residual_ld + j];
-      if (e.ep.accumulate) v += before[i * ldc + j];
-      if (e.ep.leaky && v < 0) v *= e.ep.leaky_alpha;
-      v = std::min<double>(std::max<double>(v, e.ep.min), e.ep.max);
-      double tol = 16 * kEps * mag * scale + 8 * kEps * (1 + std::fabs(v));
-      double got = out[i * ldc + j];
-      if (!(std::fabs(got - v) <= tol) && bad++ < 5) {
-        ADD_FAILURE() << "C[" << i << "," << j << "] = " << got << ", expected " << v << " (tol "
-                      << tol << ")";
-      }
+  expect_matches(c.m, c.n, e, out, before, ldc, [&](int64_t i, int64_t j) {
+    double acc = 0, mag = 0;
+    for (int64_t kk = 0; kk < c.k; kk++) {
+      double t = double(a[i * lda + kk]) * bmat(kk, j);
+      acc += t;
+      mag += std::fabs(t);
     }
-    // Padding columns between rows are never written.
-    for (int64_t j = c.n; j < ldc; j++) ASSERT_EQ(out[i * ldc + j], before[i * ldc + j]);
-  }
-  for (int64_t i = c.m * ldc; i < (c.m + 2) * ldc; i++) ASSERT_EQ(out[i], before[i]);
-  EXPECT_EQ(bad, 0);
+    return std::pair<double, double>{acc, mag};
+  });
 }
 
 std::vector<const MicroKernel*> kernels_here() {
