@@ -111,8 +111,9 @@ PaddedPlanes pad_planes(const float* x, int64_t channels, const ConvGeometry& g,
   const int64_t ph = padded_rows(g), pw = padded_cols(g);
   out.row_stride = pw;
   out.plane_stride = ph * pw;
-  // Channels split over the pool (a spinning worker joins within a microsecond): a serial
-  // copy here would be as long as a small conv's share of the product.
+  // Channels split over the pool in pieces of at least kMinPieceWork floats (so a copy under two
+  // pieces runs inline; a spinning worker joins within a microsecond): a serial copy here would be
+  // as long as a small conv's share of the product.
   const int64_t plane = out.plane_stride;
   parallel_for(
       channels,
@@ -130,7 +131,7 @@ PaddedPlanes pad_planes(const float* x, int64_t channels, const ConvGeometry& g,
           }
         }
       },
-      channels * plane >= 2 * kMinPieceWork ? 0 : 1, (kMinPieceWork + plane - 1) / plane);
+      0, (kMinPieceWork + plane - 1) / plane);
   out.data = padded;
   return out;
 }

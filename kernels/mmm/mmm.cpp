@@ -45,8 +45,6 @@ class Scratch {
 // B panels per block: as many as fit in kBlockBytes (a share of L2), at most kMaxBlock.
 constexpr int64_t kBlockBytes = 128 << 10;
 constexpr int64_t kMaxBlock = 512;
-// The smallest piece of a parallel mmm (multiply-adds), about a microsecond.
-constexpr int64_t kMinPieceFma = 32768;
 // A per-run B up to this size is packed once for all threads when they split A.
 constexpr int64_t kPackAllBytes = 1 << 20;
 
@@ -227,21 +225,11 @@ void mmm(const MicroKernel& kernel, int64_t m, int64_t n, int64_t k, const Panel
     }
   };
 
-  if (threads <= 0) threads = num_threads();
-  // Work below ~64k FMAs per thread is not worth waking a thread for.
-  int64_t fma = m * n * std::max<int64_t>(k, 1);
-  int64_t useful = std::max<int64_t>(1, fma / 65536);
-  if (threads > useful) threads = static_cast<int>(useful);
-
+  threads = product_threads(m, n, k, threads);
   if (threads <= 1) {
     run(0, a_panels, 0, b_panels, nullptr, pack_b ? b_scratch().get(block_floats) : nullptr);
     return;
   }
-  // Pieces of parallel_for of at least kMinPieceFma multiply-adds: claiming one costs a
-  // compare-and-swap on a line the other threads touch too.
-  auto min_panels = [](int64_t fma_per_panel) {
-    return (kMinPieceFma + fma_per_panel - 1) / std::max<int64_t>(fma_per_panel, 1);
-  };
   // Threads take contiguous ranges of B panels, or of A panels when B has too few panels to
   // share or A is much larger (late 1x1 convs): then a per-run B is packed once, up front.
   const int64_t a_bytes = a_panels * a_panel_size * 4, b_bytes = b_panels * b_panel_bytes;
@@ -261,7 +249,7 @@ void mmm(const MicroKernel& kernel, int64_t m, int64_t n, int64_t k, const Panel
           if (pack_b) buf = bufs[static_cast<size_t>(current_thread_slot())]->get(block_floats);
           run(0, a_panels, j0, j1, nullptr, buf);
         },
-        threads, min_panels(m * nr * std::max<int64_t>(k, 1)));
+        threads, product_grain(m * nr * std::max<int64_t>(k, 1)));
     return;
   }
   // A per-run B is packed once for all threads, its panels split over them, before they split A.
@@ -282,7 +270,7 @@ void mmm(const MicroKernel& kernel, int64_t m, int64_t n, int64_t k, const Panel
   }
   parallel_for(
       a_panels, [&](int64_t i0, int64_t i1) { run(i0, i1, 0, b_panels, b_all, nullptr); }, threads,
-      min_panels(mr * n * std::max<int64_t>(k, 1)));
+      product_grain(mr * n * std::max<int64_t>(k, 1)));
 }
 
 }  // namespace kiln::kernels

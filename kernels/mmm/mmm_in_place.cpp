@@ -64,22 +64,22 @@ void mmm_in_place(const MicroKernel& kernel, int64_t m, int64_t n, int64_t k, co
     }
   };
 
-  if (threads <= 0) threads = num_threads();
-  // Work below ~64k FMAs per thread is not worth waking a thread for.
-  const int64_t useful = std::max<int64_t>(1, m * n * std::max<int64_t>(k, 1) / 65536);
-  if (threads > useful) threads = static_cast<int>(useful);
+  threads = product_threads(m, n, k, threads);
   if (threads <= 1) {
     run(0, a_panels, 0, tiles);
     return;
   }
   // Threads take contiguous ranges of column tiles (each reads its own part of B), or of A
   // panels when there are too few column tiles to share evenly (7x7 planes).
+  const int64_t kd = std::max<int64_t>(k, 1);
   if (tiles >= 4 * threads || a_panels < 2 * threads) {
     parallel_for(
-        tiles, [&](int64_t t0, int64_t t1) { run(0, a_panels, t0, t1); }, threads);
+        tiles, [&](int64_t t0, int64_t t1) { run(0, a_panels, t0, t1); }, threads,
+        product_grain(m * nr * kd));
   } else {
     parallel_for(
-        a_panels, [&](int64_t i0, int64_t i1) { run(i0, i1, 0, tiles); }, threads);
+        a_panels, [&](int64_t i0, int64_t i1) { run(i0, i1, 0, tiles); }, threads,
+        product_grain(mr * n * kd));
   }
 }
 

@@ -1,8 +1,13 @@
-// The per-tile epilogue arguments the matrix-multiply drivers (mmm, mmm_in_place) hand to the
-// micro-kernels: an Epilogue resolved once per call, then moved to each tile's first output.
+// What the matrix-multiply drivers (mmm, mmm_in_place) share: the per-tile epilogue arguments
+// they hand to the micro-kernels (an Epilogue resolved once per call, then moved to each tile's
+// first output) and how they split a product over threads.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
+
+#include "core/threading.h"
 
 #include "kernels/mmm/mmm.h"
 
@@ -38,6 +43,22 @@ inline TileArgs base_args(const Epilogue& ep, float* c, int64_t ldc) {
   t.min = ep.min;
   t.max = ep.max;
   return t;
+}
+
+// Threads for an m x n x k product (threads <= 0: num_threads()): work below ~64k FMAs per
+// thread is not worth waking a thread for.
+inline int product_threads(int64_t m, int64_t n, int64_t k, int threads) {
+  if (threads <= 0) threads = num_threads();
+  const int64_t useful = std::max<int64_t>(1, m * n * std::max<int64_t>(k, 1) / 65536);
+  return static_cast<int>(std::min<int64_t>(threads, useful));
+}
+
+// The grain of a parallel_for over items of `fma_per_item` multiply-adds each (tiles, panels):
+// pieces of at least ~32k multiply-adds (about a microsecond), as claiming one costs a
+// compare-and-swap on a line the other threads touch too.
+inline int64_t product_grain(int64_t fma_per_item) {
+  constexpr int64_t kMinPieceFma = 32768;
+  return (kMinPieceFma + fma_per_item - 1) / std::max<int64_t>(fma_per_item, 1);
 }
 
 }  // namespace kiln::kernels
