@@ -93,6 +93,32 @@ int job_threads(int64_t tasks, int threads, int64_t grain) {
 // How long a worker spins for the next job before it sleeps, and the caller for the last chunks
 // of its job before it sleeps.
 constexpr std::chrono::microseconds kWorkerSpin{500}, kCallerSpin{100};
+// How long a team member spins at a barrier before it sleeps: steps of a few microseconds arrive
+// well within it; a member that is later was probably descheduled, and sleeping frees the core.
+constexpr std::chrono::microseconds kBarrierSpin{50};
+
+void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__) || defined(__arm__)
+  __asm__ __volatile__("yield");
+#else
+  std::this_thread::yield();
+#endif
+}
+
+// Spins while pred() holds, for up to `limit`; returns whether it still holds.
+template <typename Pred>
+bool spin_while(Pred pred, std::chrono::microseconds limit) {
+  const auto end = std::chrono::steady_clock::now() + limit;
+  for (;;) {
+    for (int i = 0; i < 64; i++) {
+      if (!pred()) return false;
+      cpu_relax();
+    }
+    if (std::chrono::steady_clock::now() >= end) return pred();
+  }
+}
 
 // A fixed set of workers (worker w runs under slot w + 1) that spin, then sleep, between jobs.
 // One job at a time: the caller publishes it (fields, then the shares), wakes the workers, runs
@@ -141,29 +167,6 @@ class Pool {
     std::atomic<uint64_t> word{0};
   };
 
-  static void cpu_relax() {
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#elif defined(__aarch64__) || defined(__arm__)
-    __asm__ __volatile__("yield");
-#else
-    std::this_thread::yield();
-#endif
-  }
-
-  // Spins while pred() holds, for up to `limit`; returns whether it still holds.
-  template <typename Pred>
-  static bool spin_while(Pred pred, std::chrono::microseconds limit) {
-    const auto end = std::chrono::steady_clock::now() + limit;
-    for (;;) {
-      for (int i = 0; i < 64; i++) {
-        if (!pred()) return false;
-        cpu_relax();
-      }
-      if (std::chrono::steady_clock::now() >= end) return pred();
-    }
-  }
-
   // The caller's wait for the chunks other threads still run: a spin covers the usual few
   // microseconds; past that, a thread is probably descheduled in the middle of a chunk (another
   // process on its core), and the caller sleeps: its core then goes idle and the scheduler can
@@ -190,9 +193,7 @@ class Pool {
     }
   }
 
-  void run_chunk(int chunk) {
-    (*fn_)(bounds_[chunk], bounds_[chunk + 1]);
-  }
+  void run_chunk(int chunk) { (*fn_)(bounds_[chunk], bounds_[chunk + 1]); }
 
   // Runs the chunks of its own share, then steals until no share has any left, then reports how
   // many it ran. A late thread can only claim a chunk of the job that is current: the shares are
@@ -352,6 +353,62 @@ void parallel_for_work(int64_t tasks, int64_t work_per_task, RangeFn fn) {
   const int64_t by_work = std::max<int64_t>(1, tasks * work_per_task / kMinParallelWork);
   const int threads = static_cast<int>(std::min<int64_t>(num_threads(), by_work));
   parallel_for(tasks, fn, threads, (kMinPieceWork + work_per_task - 1) / work_per_task);
+}
+
+void Team::barrier() {
+  if (size_ <= 1) return;
+  const uint32_t phase = phase_.load(std::memory_order_acquire);
+  // The arrivals form one release sequence, so the last arrival sees every member's writes, and
+  // it publishes them all with its release of the next phase. A member cannot arrive again before
+  // that release, so the reset of the count is not racing with arrivals.
+  if (arrived_.fetch_add(1, std::memory_order_acq_rel) == size_ - 1) {
+    arrived_.store(0, std::memory_order_relaxed);
+    phase_.fetch_add(1, std::memory_order_seq_cst);
+    // (seq_cst with a sleeper's count increment and phase load: either it sees the new phase
+    // before it sleeps, or this sees it counted.)
+    if (sleepers_.load(std::memory_order_seq_cst) > 0) phase_.notify_all();
+    return;
+  }
+  if (!spin_while([&] { return phase_.load(std::memory_order_acquire) == phase; }, kBarrierSpin)) {
+    return;
+  }
+  sleepers_.fetch_add(1, std::memory_order_seq_cst);
+  while (phase_.load(std::memory_order_seq_cst) == phase) {
+    phase_.wait(phase, std::memory_order_acquire);
+  }
+  sleepers_.fetch_sub(1, std::memory_order_relaxed);
+  std::atomic_thread_fence(std::memory_order_acquire);
+}
+
+void run_team(int threads, TeamFn fn) {
+  threads = effective_threads(threads);
+  Pool* p = threads > 1 && !t_in_pool ? &pool() : nullptr;
+  std::unique_lock<std::mutex> lock;
+  if (p) {
+    lock = std::unique_lock<std::mutex>(p->caller_mu, std::try_to_lock);
+    if (!lock.owns_lock()) p = nullptr;
+  }
+  SlotScope slot(0);
+  if (!p) {
+    Team solo(1);
+    const bool saved = t_in_pool;
+    t_in_pool = true;
+    fn(0, solo);
+    t_in_pool = saved;
+    return;
+  }
+  // One chunk per member (plan_chunks(threads, threads, 1) gives every slot a one-task share).
+  // A thread blocked in a member's barrier cannot take another chunk, and the others keep taking
+  // chunks until none is left, so the members all run at once on distinct threads.
+  Team team(threads);
+  t_in_pool = true;
+  p->run(
+      threads,
+      [&](int64_t begin, int64_t end) {
+        for (int64_t m = begin; m < end; m++) fn(static_cast<int>(m), team);
+      },
+      threads, 1);
+  t_in_pool = false;
 }
 
 }  // namespace kiln
