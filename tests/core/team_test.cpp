@@ -181,5 +181,71 @@ TEST(CoreTeam, ManyRunsBackToBack) {
   EXPECT_EQ(bad, 0);
 }
 
+// for_each: every task of every call exactly once, in pieces of `grain` tasks (aligned, the last
+// one shorter), whatever member runs them; after the call every member sees every piece's
+// writes. Calls change tasks and grain from one to the next, as members may.
+TEST(CoreTeam, ForEachRunsEveryTaskOnceAndPublishesIt) {
+  for (int threads : {1, 2, 3}) {
+    SCOPED_TRACE(::testing::Message() << "threads " << threads);
+    constexpr int kCalls = 2000;
+    std::vector<int> cells(512, -1);
+    std::atomic<int> bad_pieces{0}, bad_cells{0}, size{0};
+    run_team(threads, [&](int member, Team& team) {
+      if (member == 0) size = team.size();
+      for (int call = 0; call < kCalls; call++) {
+        const int64_t tasks = 1 + (call * 37) % 300, grain = 1 + call % 5;
+        team.for_each(
+            member, tasks,
+            [&](int64_t b, int64_t e) {
+              if (b % grain != 0 || e <= b || (e - b != grain && e != tasks)) bad_pieces++;
+              for (int64_t i = b; i < e; i++) {
+                // Each task once per call: it finds the previous call's mark (or none).
+                if (cells[static_cast<size_t>(i)] >= call) bad_cells++;
+                cells[static_cast<size_t>(i)] = call;
+              }
+            },
+            grain);
+        for (int64_t i = 0; i < tasks; i++) {
+          if (cells[static_cast<size_t>(i)] != call) bad_cells++;
+        }
+        // The next call rewrites cells these reads must see first.
+        team.barrier();
+      }
+    });
+    EXPECT_EQ(size.load(), threads);
+    EXPECT_EQ(bad_pieces.load(), 0);
+    EXPECT_EQ(bad_cells.load(), 0);
+  }
+}
+
+// A member that does not show up for a while (descheduled, or a worker slow to wake): the
+// others run its pieces and their calls complete without it; it catches up afterwards.
+TEST(CoreTeam, ForEachTakesOverAnAbsentMembersPieces) {
+  for (int absent : {0, 1}) {
+    SCOPED_TRACE(::testing::Message() << "absent member " << absent);
+    constexpr int kCalls = 50;
+    std::atomic<int> ran_by_absent{0}, finished_without{0}, total{0};
+    std::atomic<bool> back{false};
+    run_team(2, [&](int member, Team& team) {
+      if (member == absent) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(30));
+        back = true;
+      }
+      for (int call = 0; call < kCalls; call++) {
+        team.for_each(member, 16, [&](int64_t b, int64_t e) {
+          total += static_cast<int>(e - b);
+          if (member == absent) ran_by_absent += static_cast<int>(e - b);
+        });
+        if (member != absent && !back) finished_without++;
+      }
+    });
+    EXPECT_EQ(total.load(), 16 * kCalls);
+    // The other member did not wait 30 ms per call: most calls finished before the absent one
+    // came back (all of them, unless this host held the present one up for as long).
+    EXPECT_GT(finished_without.load(), 0);
+    EXPECT_LT(ran_by_absent.load(), 16 * kCalls);
+  }
+}
+
 }  // namespace
 }  // namespace kiln
