@@ -3,6 +3,7 @@
 // time). Run: build/kiln_kernels_bench [--benchmark_filter=depthwise/avx2]
 #include <benchmark/benchmark.h>
 
+#include <memory>
 #include <random>
 #include <vector>
 
@@ -79,6 +80,31 @@ void matmul_in_place(benchmark::State& state, Isa isa) {
       2.0 * m * n * k * static_cast<double>(state.iterations()) / 1e9, benchmark::Counter::kIsRate);
 }
 
+// A 1x1 convolution as in a whole model: weights (A, packed once) cycled over `copies` distinct
+// matrices so that, with enough of them (> L3), each run reads its weights from memory, B (the
+// activations) packed per run. Args: m, n, k, copies.
+void matmul_cold_a(benchmark::State& state, Isa isa) {
+  const int64_t m = state.range(0), n = state.range(1), k = state.range(2);
+  const int64_t copies = state.range(3);
+  std::vector<float> a, b, c(m * n);
+  random_operands(m, n, k, a, b);
+  const auto& kernel = kiln::kernels::micro_kernel(isa);
+  kiln::kernels::StridedSource sb(b.data(), n, k, 1, n, kernel.nr);
+  std::vector<std::unique_ptr<kiln::kernels::PackedMatrix>> pa;
+  for (int64_t i = 0; i < copies; i++) {
+    pa.push_back(std::make_unique<kiln::kernels::PackedMatrix>(a.data(), m, k, k, 1, kernel.mr));
+  }
+  kiln::kernels::Epilogue ep;
+  int64_t next = 0;
+  for (auto _ : state) {
+    kiln::kernels::mmm(kernel, m, n, k, *pa[static_cast<size_t>(next)], sb, ep, c.data(), n, 1);
+    next = (next + 1) % copies;
+    benchmark::ClobberMemory();
+  }
+  state.counters["GFLOP/s"] = benchmark::Counter(
+      2.0 * m * n * k * static_cast<double>(state.iterations()) / 1e9, benchmark::Counter::kIsRate);
+}
+
 void shapes(benchmark::internal::Benchmark* b) {
   b->Args({512, 512, 512, 1})->Args({512, 512, 512, 2});
   // mobilenet_v2-like 1x1 convs (M = out channels, N = pixels, K = in channels) and BERT-like.
@@ -93,6 +119,9 @@ void shapes(benchmark::internal::Benchmark* b) {
   b->Args({16, 12544, 32, 1})->Args({24, 3136, 144, 1});
   b->Args({24, 3136, 96, 1})->Args({32, 784, 192, 1})->Args({160, 49, 960, 1});
   b->Args({320, 49, 960, 1});
+  // The same without their partial last column tile (49 = 3 x 16 + 1, 196 = 12 x 16 + 4), to
+  // see what the edge costs.
+  b->Args({160, 48, 960, 1})->Args({96, 196, 576, 1})->Args({96, 192, 576, 1});
   // squeezenet1_1's squeeze 1x1 convs.
   b->Args({32, 729, 256, 1})->Args({48, 169, 384, 1})->Args({64, 169, 512, 1});
   b->Unit(benchmark::kMicrosecond);
@@ -235,6 +264,16 @@ int register_all() {
       benchmark::RegisterBenchmark(("mmm_in_place/" + name).c_str(), matmul_in_place, isa)
           ->Apply(shapes);
     }
+    // mobilenet_v2's late 1x1 convs with their weights read from memory (64 copies > L3).
+    benchmark::RegisterBenchmark(("mmm_cold_a/" + name).c_str(), matmul_cold_a, isa)
+        ->Args({160, 49, 960, 64})
+        ->Args({320, 49, 960, 64})
+        ->Args({960, 49, 160, 64})
+        ->Args({1280, 49, 320, 64})
+        ->Args({96, 196, 576, 64})
+        ->Args({576, 196, 96, 64})
+        ->Args({64, 196, 384, 64})
+        ->Unit(benchmark::kMicrosecond);
     benchmark::RegisterBenchmark(("depthwise/" + name).c_str(), depthwise, isa)
         ->Args({144, 56, 1, 3})
         ->Args({96, 112, 2, 3})

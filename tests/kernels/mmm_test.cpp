@@ -142,12 +142,14 @@ TEST(KernelsMmm, EveryPartialTileShape) {
 }
 
 // Kernels without an edge tile (NEON) compute partial tiles whole into a scratch tile: the same
-// kernels with their edge function removed take that path on any machine.
+// kernels with their edge (and, as NEON, in-place) functions removed take that path on any
+// machine, one-column last panels (n = 1, 49) included.
 TEST(KernelsMmm, ScratchTilePathForKernelsWithoutEdgeTiles) {
   std::mt19937 rng(19);
   for (const MicroKernel* k : kernels_here()) {
     MicroKernel no_edge = *k;
     no_edge.edge = nullptr;
+    no_edge.in_place = nullptr;
     int i = 0;
     for (Case c : {Case{k->mr + 1, k->nr + 3, 9}, Case{2 * k->mr - 1, 1, 30}, Case{3, 49, 64}}) {
       for (int mask : {0, 1 | 2 | 4 | 8 | 128, 16 | 32 | 64, 1 | 2 | 4 | 8 | 16 | 32 | 256 | 512}) {
@@ -231,6 +233,58 @@ TEST(KernelsMmm, ThreadCountDoesNotChangeResults) {
     check(*k, {70, 333, 129}, 4 | 128, 0, false, 2, rng);
     check(*k, {300, 20, 77}, 8, 3, true, 3, rng);
     check(*k, {600, 90, 200}, 1 | 128, 1, false, 5, rng);
+  }
+}
+
+// n = q * nr + 1 (a 7x7 plane: 49 = 3 * 16 + 1): with B packed per run, mmm narrows the last,
+// one-column panel in place and reads it through the kernel's in-place tile (kernels without one,
+// and prepacked B, keep the edge tile). Every source (B per run: narrowed; B prepacked: not),
+// both B layouts, every epilogue input, partial row panels, k from 1 to 4096 (the narrowed column
+// is k floats: its last ones must not be lost or shifted), 1 to 4 threads (B split over threads,
+// or A split with B packed once for all of them and narrowed there), each bitwise equal to one.
+TEST(KernelsMmm, OneColumnLastPanel) {
+  std::mt19937 rng(23);
+  const std::vector<int> masks = {0, 1 | 2 | 4 | 8 | 128, 16 | 32 | 64,
+                                  1 | 2 | 4 | 8 | 16 | 32 | 64 | 256 | 512, 2 | 8 | 32 | 128 | 256};
+  for (const MicroKernel* k : kernels_here()) {
+    const int64_t nr = k->nr, mr = k->mr;
+    std::vector<Case> cases = {{1, 1, 1},
+                               {mr, 1, 33},
+                               {mr - 1, nr + 1, 2},
+                               {160, 3 * nr + 1, 960},
+                               {27 * mr + 4, 3 * nr + 1, 577},
+                               {mr + 1, 5 * nr + 1, 4096},
+                               {2, 2 * nr + 1, 3}};
+    std::uniform_int_distribution<int64_t> dim(1, 300), q(0, 8);
+    for (int i = 0; i < 4; i++) cases.push_back({dim(rng), q(rng) * nr + 1, dim(rng)});
+    int i = 0;
+    for (const Case& c : cases) {
+      for (int how : {0, 1, 2, 3}) {
+        check(*k, c, masks[static_cast<size_t>(i) % masks.size()], how, i % 3 == 1, 1 + i % 4, rng);
+        i++;
+      }
+    }
+    // Thread counts: the same bits. Few B panels and many A panels split A (B packed once and
+    // narrowed up front); many B panels split B (each thread narrows its own copy).
+    for (Case c : {Case{300, 3 * nr + 1, 500}, Case{20, 20 * nr + 1, 300}}) {
+      std::vector<float> results[4];
+      for (int t = 1; t <= 4; t++) {
+        std::mt19937 same(99);
+        auto a = random_vector(same, c.m * c.k);
+        auto b = random_vector(same, c.k * c.n);
+        auto bias = random_vector(same, c.m);
+        Epilogue ep;
+        ep.row_bias = bias.data();
+        ep.max = 0.5f;
+        auto& out = results[t - 1];
+        out.assign(c.m * c.n, 0.0f);
+        kernels::PackedMatrix pa(a.data(), c.m, c.k, c.k, 1, k->mr);
+        kernels::StridedSource sb(b.data(), c.n, c.k, 1, c.n, k->nr);
+        kernels::mmm(*k, c.m, c.n, c.k, pa, sb, ep, out.data(), c.n, t);
+      }
+      for (int t = 2; t <= 4; t++) EXPECT_EQ(results[0], results[t - 1]) << k->name << " " << t;
+      check(*k, c, 4 | 16 | 32 | 256, 1, false, 3, rng);
+    }
   }
 }
 
