@@ -376,11 +376,11 @@ void Team::barrier() {
     return;
   }
   sleepers_.fetch_add(1, std::memory_order_seq_cst);
+  // (The seq_cst load that sees the new phase is an acquire: it publishes the members' writes.)
   while (phase_.load(std::memory_order_seq_cst) == phase) {
     phase_.wait(phase, std::memory_order_acquire);
   }
   sleepers_.fetch_sub(1, std::memory_order_relaxed);
-  std::atomic_thread_fence(std::memory_order_acquire);
 }
 
 namespace {
@@ -434,7 +434,6 @@ void Team::wait_for_pieces(uint32_t target) {
     done_.wait(seen, std::memory_order_acquire);
   }
   done_sleepers_.fetch_sub(1, std::memory_order_relaxed);
-  std::atomic_thread_fence(std::memory_order_acquire);
 }
 
 // Adds `done` pieces to the count (release: publishes them to whoever sees the count reach its
