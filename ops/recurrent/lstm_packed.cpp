@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 
 #include "core/error.h"
 #include "core/threading.h"
@@ -15,6 +16,10 @@ namespace {
 // of at least this many multiply-adds (~1 us), and the sequence this many in all.
 constexpr int64_t kMinMemberStepFma = 16384;
 constexpr int64_t kMinTeamFma = int64_t{1} << 20;
+// One run in this many takes the mode (team or one thread) that has lately been slower, to
+// notice when the machine's load changes.
+constexpr uint32_t kExploreEvery = 32;
+std::atomic<bool> g_choose_by_time{true};
 std::atomic<int64_t> g_min_member_step_fma{kMinMemberStepFma}, g_min_team_fma{kMinTeamFma};
 
 }  // namespace
@@ -22,6 +27,7 @@ std::atomic<int64_t> g_min_member_step_fma{kMinMemberStepFma}, g_min_team_fma{kM
 void LstmPacked::set_team_thresholds(int64_t member_step_fma, int64_t sequence_fma) {
   g_min_member_step_fma = member_step_fma < 0 ? kMinMemberStepFma : member_step_fma;
   g_min_team_fma = sequence_fma < 0 ? kMinTeamFma : sequence_fma;
+  g_choose_by_time = member_step_fma < 0 && sequence_fma < 0;
 }
 
 LstmPacked::LstmPacked(std::shared_ptr<const Lstm> reference, const Tensor& w, const Tensor& r,
@@ -84,6 +90,23 @@ int LstmPacked::team_threads(int64_t steps, int64_t step_fma) const {
   return static_cast<int>(std::min<int64_t>({num_threads(), by_work, (blocks_ + 1) / 2}));
 }
 
+bool LstmPacked::use_team() const {
+  const uint32_t run = runs_.fetch_add(1, std::memory_order_relaxed);
+  const int64_t team = team_ns_.load(std::memory_order_relaxed);
+  const int64_t solo = solo_ns_.load(std::memory_order_relaxed);
+  if (team == 0 || !g_choose_by_time.load(std::memory_order_relaxed)) return true;
+  if (solo == 0) return false;
+  const bool team_faster = team <= solo;
+  return run % kExploreEvery == 0 ? !team_faster : team_faster;
+}
+
+void LstmPacked::record_time(bool team, int64_t ns_per_step) const {
+  std::atomic<int64_t>& avg = team ? team_ns_ : solo_ns_;
+  const int64_t old = avg.load(std::memory_order_relaxed);
+  ns_per_step = std::max<int64_t>(ns_per_step, 1);
+  avg.store(old == 0 ? ns_per_step : (3 * old + ns_per_step) / 4, std::memory_order_relaxed);
+}
+
 void LstmPacked::eval(EvalContext& ctx, const TensorRefs& inputs) const {
   const Tensor& x = required(inputs, 0, name());
   const bool batch_first = reference_->config().layout == 1;
@@ -138,7 +161,9 @@ void LstmPacked::eval(EvalContext& ctx, const TensorRefs& inputs) const {
       if (const Tensor* t = opt(6)) std::copy_n(t->data<float>() + state_index(d, b), H, c);
     }
   }
-  const int team = team_threads(S, nd * B * GP * H);
+  const int team_size = team_threads(S, nd * B * GP * H);
+  const bool measured = team_size > 1;
+  const int team = measured && use_team() ? team_size : 1;
   for (int64_t d = 0; d < nd; d++) {
     if (S * B == 0) break;
     const Direction& dir = dirs_[static_cast<size_t>(d)];
@@ -156,6 +181,7 @@ void LstmPacked::eval(EvalContext& ctx, const TensorRefs& inputs) const {
   // Each step is shared by the team in pieces of two blocks (the kernel's widest): a piece
   // updates its units of c and h (of every direction and batch item) and writes them to Y. The
   // step ends when every piece is done, which publishes the new h to every member.
+  const auto start = std::chrono::steady_clock::now();
   run_team(team, [&](int member, Team& t) {
     int64_t k = 0;
     auto piece = [&](int64_t first, int64_t last) {
@@ -188,6 +214,12 @@ void LstmPacked::eval(EvalContext& ctx, const TensorRefs& inputs) const {
       }
     }
   });
+  if (measured) {
+    const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                        std::chrono::steady_clock::now() - start)
+                        .count();
+    record_time(team > 1, ns / std::max<int64_t>(S, 1));
+  }
 }
 
 }  // namespace kiln::ops

@@ -8,6 +8,7 @@
 // no clip, no input_forget, no sequence_lens: otherwise codegen keeps the reference.
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <vector>
 
@@ -30,7 +31,8 @@ class LstmPacked : public Op {
   void eval(EvalContext& ctx, const TensorRefs& inputs) const override;
   Cost cost(const FactRefs& inputs) const override { return reference_->cost(inputs); }
   // The least work for which a sequence is split between threads: per member and step, and for
-  // the whole sequence (multiply-adds). Process-wide; tests lower them to split small LSTMs.
+  // the whole sequence (multiply-adds). Process-wide; tests lower them to split small LSTMs,
+  // and then every run that can be split is (no choice by measured time, see use_team).
   // Negative: the defaults.
   static void set_team_thresholds(int64_t member_step_fma, int64_t sequence_fma);
 
@@ -49,6 +51,14 @@ class LstmPacked : public Op {
   const kernels::LstmKernels* step_;
   int64_t hidden_, input_, blocks_;
   std::vector<Direction> dirs_;
+  // The team or one thread, whichever has lately been faster per step (smoothed ns per step,
+  // 0 until measured; the slower one is retried every kExploreEvery runs): when other processes
+  // hold the cores, waiting for descheduled members costs more than the split saves. Results do
+  // not depend on the choice.
+  bool use_team() const;
+  void record_time(bool team, int64_t ns_per_step) const;
+  mutable std::atomic<int64_t> team_ns_{0}, solo_ns_{0};
+  mutable std::atomic<uint32_t> runs_{0};
 };
 
 }  // namespace kiln::ops
