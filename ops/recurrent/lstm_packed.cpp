@@ -18,7 +18,7 @@ constexpr int64_t kMinMemberStepFma = 16384;
 constexpr int64_t kMinTeamFma = int64_t{1} << 20;
 // One run in this many takes the mode (team or one thread) that has lately been slower, to
 // notice when the machine's load changes.
-constexpr uint32_t kExploreEvery = 32;
+constexpr uint32_t kExploreEvery = 16;
 std::atomic<bool> g_choose_by_time{true};
 std::atomic<int64_t> g_min_member_step_fma{kMinMemberStepFma}, g_min_team_fma{kMinTeamFma};
 
@@ -90,21 +90,33 @@ int LstmPacked::team_threads(int64_t steps, int64_t step_fma) const {
   return static_cast<int>(std::min<int64_t>({num_threads(), by_work, (blocks_ + 1) / 2}));
 }
 
-bool LstmPacked::use_team() const {
+bool LstmPacked::use_team(bool& record) const {
   const uint32_t run = runs_.fetch_add(1, std::memory_order_relaxed);
-  const int64_t team = team_ns_.load(std::memory_order_relaxed);
-  const int64_t solo = solo_ns_.load(std::memory_order_relaxed);
-  if (team == 0 || !g_choose_by_time.load(std::memory_order_relaxed)) return true;
-  if (solo == 0) return false;
-  const bool team_faster = team <= solo;
-  return run % kExploreEvery == 0 ? !team_faster : team_faster;
+  record = true;
+  if (!g_choose_by_time.load(std::memory_order_relaxed)) return true;
+  // A mode is tried for two runs in a row and only the second is recorded: the first after a
+  // switch pays for it (the pool's workers asleep or not started, caches holding the other
+  // mode's data). Runs 0-1 try the team, 2-3 one thread; then every kExploreEvery runs, the
+  // slower one.
+  const uint32_t phase = run % kExploreEvery;
+  if (run < 4) {
+    record = run % 2 == 1;
+    return run < 2;
+  }
+  const bool team_faster =
+      team_ns_.load(std::memory_order_relaxed) <= solo_ns_.load(std::memory_order_relaxed);
+  if (phase < 2) {
+    record = phase == 1;
+    return !team_faster;
+  }
+  return team_faster;
 }
 
 void LstmPacked::record_time(bool team, int64_t ns_per_step) const {
   std::atomic<int64_t>& avg = team ? team_ns_ : solo_ns_;
   const int64_t old = avg.load(std::memory_order_relaxed);
   ns_per_step = std::max<int64_t>(ns_per_step, 1);
-  avg.store(old == 0 ? ns_per_step : (3 * old + ns_per_step) / 4, std::memory_order_relaxed);
+  avg.store(old == 0 ? ns_per_step : (old + ns_per_step) / 2, std::memory_order_relaxed);
 }
 
 void LstmPacked::eval(EvalContext& ctx, const TensorRefs& inputs) const {
@@ -163,7 +175,8 @@ void LstmPacked::eval(EvalContext& ctx, const TensorRefs& inputs) const {
   }
   const int team_size = team_threads(S, nd * B * GP * H);
   const bool measured = team_size > 1;
-  const int team = measured && use_team() ? team_size : 1;
+  bool record = false;
+  const int team = measured && use_team(record) ? team_size : 1;
   for (int64_t d = 0; d < nd; d++) {
     if (S * B == 0) break;
     const Direction& dir = dirs_[static_cast<size_t>(d)];
@@ -214,7 +227,7 @@ void LstmPacked::eval(EvalContext& ctx, const TensorRefs& inputs) const {
       }
     }
   });
-  if (measured) {
+  if (measured && record) {
     const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
                         std::chrono::steady_clock::now() - start)
                         .count();

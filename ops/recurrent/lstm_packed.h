@@ -51,11 +51,12 @@ class LstmPacked : public Op {
   const kernels::LstmKernels* step_;
   int64_t hidden_, input_, blocks_;
   std::vector<Direction> dirs_;
-  // The team or one thread, whichever has lately been faster per step (smoothed ns per step,
-  // 0 until measured; the slower one is retried every kExploreEvery runs): when other processes
+  // The team or one thread, whichever has lately been faster per step (ns per step, each new
+  // measurement averaged with the last; after warm-up runs of each, the slower one is retried
+  // every kExploreEvery runs): when other processes
   // hold the cores, waiting for descheduled members costs more than the split saves. Results do
   // not depend on the choice.
-  bool use_team() const;
+  bool use_team(bool& record) const;
   void record_time(bool team, int64_t ns_per_step) const;
   mutable std::atomic<int64_t> team_ns_{0}, solo_ns_{0};
   mutable std::atomic<uint32_t> runs_{0};
