@@ -1,0 +1,212 @@
+// Winograd F(2x2, 3x3) (kernels/conv/winograd.h) against a double-precision direct convolution,
+// on every ISA this machine has (its GEMM runs on that ISA's micro-kernel, its transforms on that
+// ISA's build of winograd_impl.h): planes 1x1 .. 40x40 with odd and even widths and heights
+// (partial tiles at the right and bottom), channels not multiples of mr or nr, pads 0..2 on each
+// side independently, a batch of two images, and each epilogue (bias, residual, Relu / Clip).
+//
+// Tolerance. Winograd does not sum the direct conv's 9 * c products: each output is a signed sum
+// of 9 points ξ (Aᵀ coefficients ±1) of U[ξ]·V[ξ] summed over the channels, where |U[ξ]| <= 2.25
+// max|g| (rows of G have magnitude sums <= 1.5) and |V[ξ]| <= the sum of the 4x4 input patch's
+// |d| (Bᵀ coefficients are 0 / ±1). So every intermediate term is bounded by
+//   mag = 2.25 * sum_c (sum over the 3x3 taps |g|) * (sum over the tile's 4x4 patch |d|),
+// and float32 rounding of the transforms (3 levels of additions each way, one rounding of U) and
+// of the c-term dot products leaves |y - ref| well below 16 eps * mag (the same 16 eps factor the
+// matmul tests use for their dot products); 8 eps (1 + |ref|) covers bias / residual / clamp.
+// A wrong transform coefficient or a misplaced tile changes an output by ~|g||d| ~ 0.1, far above
+// that bound (mag / tol ~ 5e5).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <random>
+#include <sstream>
+
+#include "core/threading.h"
+#include "kernels/conv/im2col.h"
+#include "kernels/conv/winograd.h"
+#include "tests/kernels/kernel_test_util.h"
+
+namespace kiln {
+namespace {
+
+using kernels::ConvGeometry;
+using test::kEps;
+using test::random_vector;
+
+struct Case {
+  int64_t h, w, c, m, pt, pb, pl, pr;
+  bool bias, residual, relu, clip;
+  int threads;
+};
+
+std::string describe(const Case& p, kernels::Isa isa) {
+  std::ostringstream o;
+  o << kernels::isa_name(isa) << " " << p.h << "x" << p.w << " c" << p.c << " m" << p.m << " pads t"
+    << p.pt << " b" << p.pb << " l" << p.pl << " r" << p.pr << (p.bias ? " bias" : "")
+    << (p.residual ? " residual" : "") << (p.relu ? " relu" : "") << (p.clip ? " clip" : "")
+    << " threads " << p.threads;
+  return o.str();
+}
+
+ConvGeometry geometry(const Case& p) {
+  ConvGeometry g;
+  g.in[1] = p.h;
+  g.in[2] = p.w;
+  g.kernel[1] = g.kernel[2] = 3;
+  g.pad[1] = p.pt;
+  g.pad[2] = p.pl;
+  g.out[1] = p.h + p.pt + p.pb - 2;
+  g.out[2] = p.w + p.pl + p.pr - 2;
+  return g;
+}
+
+void run_case(const Case& p, kernels::Isa isa, std::mt19937& rng) {
+  SCOPED_TRACE(describe(p, isa));
+  const kernels::MicroKernel& mk = kernels::micro_kernel(isa);
+  const ConvGeometry geo = geometry(p);
+  ASSERT_TRUE(kernels::winograd_supported(geo));
+  const int64_t oh = geo.out[1], ow = geo.out[2], os = oh * ow, is = p.h * p.w;
+  constexpr int64_t kBatch = 2;
+  auto w = random_vector(rng, static_cast<size_t>(p.m * p.c * 9));
+  auto bias = random_vector(rng, static_cast<size_t>(p.m));
+  auto residual = random_vector(rng, static_cast<size_t>(kBatch * p.m * os));
+  // Input and output against guard pages: a read or write past either end crashes the test.
+  test::GuardedFloats xbuf(static_cast<size_t>(kBatch * p.c * is));
+  auto xv = random_vector(rng, static_cast<size_t>(kBatch * p.c * is));
+  std::copy(xv.begin(), xv.end(), xbuf.data());
+  test::GuardedFloats ybuf(static_cast<size_t>(kBatch * p.m * os));
+  std::fill(ybuf.data(), ybuf.data() + kBatch * p.m * os, std::nanf(""));
+
+  kernels::WinogradWeights ww(w.data(), p.m, p.c, mk);
+  std::vector<float> padded(static_cast<size_t>(kernels::winograd_padded_floats(p.c, geo)));
+  std::vector<float> scratch(
+      static_cast<size_t>(kernels::winograd_scratch_floats(ww, geo, p.threads)), std::nanf(""));
+  for (int64_t n = 0; n < kBatch; n++) {
+    kernels::Epilogue ep;
+    if (p.bias) ep.row_bias = bias.data();
+    if (p.residual) {
+      ep.residual = residual.data() + n * p.m * os;
+      ep.residual_ld = os;
+    }
+    if (p.relu) ep.min = 0;
+    if (p.clip) {
+      ep.min = -0.5f;
+      ep.max = 0.75f;
+    }
+    kernels::winograd_conv(ww, xbuf.data() + n * p.c * is, geo, ep, ybuf.data() + n * p.m * os,
+                           padded.data(), scratch.data(), p.threads);
+  }
+
+  int bad = 0;
+  for (int64_t n = 0; n < kBatch; n++) {
+    const float* x = xbuf.data() + n * p.c * is;
+    for (int64_t o = 0; o < p.m; o++) {
+      for (int64_t oy = 0; oy < oh; oy++) {
+        for (int64_t ox = 0; ox < ow; ox++) {
+          double acc = 0, mag = 0;
+          // The tile's 4x4 patch starts at the even output position's window.
+          const int64_t py = oy / 2 * 2 - p.pt, px = ox / 2 * 2 - p.pl;
+          for (int64_t ci = 0; ci < p.c; ci++) {
+            const float* g = w.data() + (o * p.c + ci) * 9;
+            const float* xc = x + ci * is;
+            auto at = [&](int64_t iy, int64_t ix) -> double {
+              return iy < 0 || iy >= p.h || ix < 0 || ix >= p.w ? 0.0 : xc[iy * p.w + ix];
+            };
+            double gsum = 0, dsum = 0;
+            for (int64_t ky = 0; ky < 3; ky++)
+              for (int64_t kx = 0; kx < 3; kx++) {
+                acc += g[ky * 3 + kx] * at(oy + ky - p.pt, ox + kx - p.pl);
+                gsum += std::fabs(g[ky * 3 + kx]);
+              }
+            for (int64_t dy = 0; dy < 4; dy++)
+              for (int64_t dx = 0; dx < 4; dx++) dsum += std::fabs(at(py + dy, px + dx));
+            mag += 2.25 * gsum * dsum;
+          }
+          double v = acc;
+          if (p.bias) v += bias[static_cast<size_t>(o)];
+          if (p.residual) v += residual[static_cast<size_t>((n * p.m + o) * os + oy * ow + ox)];
+          if (p.relu) v = std::max(v, 0.0);
+          if (p.clip) v = std::min(std::max(v, -0.5), 0.75);
+          const double tol = 16 * kEps * mag + 8 * kEps * (1 + std::fabs(v));
+          const double got = ybuf.data()[(n * p.m + o) * os + oy * ow + ox];
+          if (!(std::fabs(got - v) <= tol) && bad++ < 5) {
+            ADD_FAILURE() << "y[" << n << "," << o << "," << oy << "," << ox << "] = " << got
+                          << ", expected " << v << " (tol " << tol << ")";
+          }
+        }
+      }
+    }
+  }
+  EXPECT_EQ(bad, 0);
+}
+
+TEST(KernelsWinograd, MatchesDirectConvOnEveryIsa) {
+  std::mt19937 rng(42);
+  std::uniform_int_distribution<int64_t> plane(1, 40), chans(1, 70), pad(0, 2);
+  for (kernels::Isa isa : kernels::supported_isas()) {
+    // Fixed edge cases, then random shapes.
+    std::vector<Case> cases = {
+        {1, 1, 1, 1, 1, 1, 1, 1, false, false, false, false, 1},    // one output, all padding
+        {3, 3, 1, 1, 0, 0, 0, 0, true, false, false, false, 1},     // one output, no padding
+        {4, 5, 3, 7, 0, 0, 0, 0, true, true, false, false, 1},      // 2x3: one odd column
+        {13, 13, 64, 70, 1, 1, 1, 1, true, false, true, false, 2},  // a fire module's plane
+        {27, 27, 32, 128, 1, 1, 1, 1, true, true, false, true, 2},
+        {55, 55, 16, 64, 1, 1, 1, 1, true, false, true, false, 2},
+        {2, 40, 5, 17, 2, 0, 1, 2, false, true, true, false, 2},  // asymmetric pads
+        {40, 1, 9, 33, 0, 2, 2, 0, true, false, false, true, 1},
+    };
+    for (int i = 0; i < 40; i++) {
+      Case p;
+      p.h = plane(rng);
+      p.w = plane(rng);
+      p.c = chans(rng);
+      p.m = chans(rng);
+      p.pt = pad(rng);
+      p.pb = pad(rng);
+      p.pl = pad(rng);
+      p.pr = pad(rng);
+      if (p.h + p.pt + p.pb < 3) p.pb = 3 - p.h - p.pt;
+      if (p.w + p.pl + p.pr < 3) p.pr = 3 - p.w - p.pl;
+      p.bias = i % 2 == 0;
+      p.residual = i % 3 == 0;
+      p.relu = i % 4 == 1;
+      p.clip = i % 4 == 3;
+      p.threads = 1 + i % 2;
+      cases.push_back(p);
+    }
+    for (const Case& p : cases) run_case(p, isa, rng);
+  }
+}
+
+TEST(KernelsWinograd, RoutesOnlyWhatItComputes) {
+  ConvGeometry g;
+  g.in[1] = g.in[2] = 13;
+  g.out[1] = g.out[2] = 13;
+  g.kernel[1] = g.kernel[2] = 3;
+  g.pad[1] = g.pad[2] = 1;
+  EXPECT_TRUE(kernels::winograd_supported(g));
+  const kernels::MicroKernel& mk = kernels::default_micro_kernel();
+  EXPECT_TRUE(kernels::winograd_pays(mk, 64, 16, g));
+  ConvGeometry s2 = g;
+  s2.stride[2] = 2;
+  EXPECT_FALSE(kernels::winograd_supported(s2));
+  ConvGeometry d2 = g;
+  d2.dilation[1] = 2;
+  EXPECT_FALSE(kernels::winograd_supported(d2));
+  ConvGeometry k5 = g;
+  k5.kernel[1] = k5.kernel[2] = 5;
+  EXPECT_FALSE(kernels::winograd_supported(k5));
+  // An epilogue Winograd does not apply is refused, not ignored.
+  std::vector<float> w(9 * 4 * 4, 0.5f), x(4 * 13 * 13, 1.0f), y(4 * 13 * 13);
+  kernels::WinogradWeights ww(w.data(), 4, 4, mk);
+  std::vector<float> padded(static_cast<size_t>(kernels::winograd_padded_floats(4, g)));
+  std::vector<float> scratch(static_cast<size_t>(kernels::winograd_scratch_floats(ww, g, 1)));
+  kernels::Epilogue ep;
+  ep.leaky = true;
+  EXPECT_ANY_THROW(
+      kernels::winograd_conv(ww, x.data(), g, ep, y.data(), padded.data(), scratch.data(), 1));
+}
+
+}  // namespace
+}  // namespace kiln
