@@ -72,6 +72,7 @@ struct WinogradBlock {
   int64_t t0, t1;          // this block's tiles
   int nr;                  // B panel width
   int64_t panel_floats;    // floats per B panel (c * nr rounded up to 16)
+  int64_t point_floats;    // V's point stride (>= panels * panel_floats)
 };
 struct WinogradOut {
   const float* bias;      // m values or null

@@ -62,8 +62,10 @@ inline void interleave(typename RowVec<W>::type e, typename RowVec<W>::type o,
 // V[ξ] = Bᵀ d B for `n` tiles of one row, kWinoVec tiles at a time: tile k's patch starts at
 // in + 2k (rows pw apart); point ξ of tile k goes to v[ξ * ps + k]. Reads up to 2 kWinoVec + 2
 // floats past the last patch of a row (the padded buffer has that slack).
-inline void input_run(const float* __restrict in, int64_t pw, int64_t n, float* __restrict v,
-                      int64_t ps) {
+// Lanes up to `room` (>= n) may be written with garbage: the panel row's later tiles, written
+// after this run.
+inline void input_run(const float* __restrict in, int64_t pw, int64_t n, int64_t room,
+                      float* __restrict v, int64_t ps) {
   for (int64_t k = 0; k < n; k += kWinoVec) {
     WVec c[4][4];  // row r of the patches after (.) B: its 4 columns
     for (int r = 0; r < 4; r++) {
@@ -76,7 +78,7 @@ inline void input_run(const float* __restrict in, int64_t pw, int64_t n, float* 
       c[r][2] = e2 - o;
       c[r][3] = o - o2;
     }
-    const int64_t lanes = std::min<int64_t>(kWinoVec, n - k);
+    const int64_t lanes = k + kWinoVec <= room ? kWinoVec : std::min<int64_t>(kWinoVec, n - k);
     for (int col = 0; col < 4; col++) {
       // Bᵀ (.): the rows.
       store_row_vec<kWinoVec>(v + (0 + col) * ps + k, c[0][col] - c[2][col], lanes);
@@ -91,13 +93,13 @@ inline void winograd_input_body(const WinogradBlock& b, float* v) {
   const int64_t nr = b.nr;
   const int64_t panels = (b.t1 - b.t0 + nr - 1) / nr;
   const int64_t panel_floats = b.panel_floats;
-  const int64_t ps = panels * panel_floats;  // point stride
+  const int64_t ps = b.point_floats;
   for_tile_runs(b.t0, b.t1, b.tiles_x, nr, [&](int64_t ty, int64_t tx0, int64_t tx1, int64_t j0) {
     const int64_t p = j0 / nr, j = j0 % nr;
     const float* in = b.padded + 2 * ty * b.pw + 2 * tx0;
     float* out = v + p * panel_floats + j;
     for (int64_t ci = 0; ci < b.c; ci++) {
-      input_run(in + ci * b.plane, b.pw, tx1 - tx0, out + ci * nr, ps);
+      input_run(in + ci * b.plane, b.pw, tx1 - tx0, nr - j, out + ci * nr, ps);
     }
   });
   // The last panel's lanes past the block's tiles: zeros (their products are computed, unused).
@@ -141,11 +143,13 @@ inline void output_run(const float* __restrict m, int64_t ps, int64_t n, float b
       o[r][1] = a[r][1] - a[r][2] - a[r][3] + bv;
     }
     const int rows = y1 ? 2 : 1;
-    if (k + kWinoVec <= whole) {
-      for (int r = 0; r < rows; r++) {
-        const float* res = r == 0 ? r0 : r1;
-        float* yr = r == 0 ? y0 : y1;
-        WVec e = o[r][0], od = o[r][1];
+    // Output columns of this vector of tiles (the odd last tile has its left one only).
+    const int64_t cols = std::min<int64_t>(2 * kWinoVec, 2 * whole + (n - whole) - 2 * k);
+    for (int r = 0; r < rows; r++) {
+      const float* res = r == 0 ? r0 : r1;
+      float* yr = r == 0 ? y0 : y1;
+      WVec e = o[r][0], od = o[r][1];
+      if (cols == 2 * kWinoVec) {
         if (res) {
           WVec re, ro;
           deinterleave<kWinoVec>(res + 2 * k, re, ro);
@@ -156,22 +160,21 @@ inline void output_run(const float* __restrict m, int64_t ps, int64_t n, float b
         interleave<kWinoVec>(clamp(e), clamp(od), lo_half, hi_half);
         store_vec<kWinoVec>(yr + 2 * k, lo_half);
         store_vec<kWinoVec>(yr + 2 * k + kWinoVec, hi_half);
-      }
-    } else {
-      // The run's last tiles: lane by lane, the odd last tile with its left column only.
-      const int64_t lanes = std::min<int64_t>(kWinoVec, n - k);
-      for (int r = 0; r < rows; r++) {
-        const float* res = r == 0 ? r0 : r1;
-        float* yr = r == 0 ? y0 : y1;
-        for (int64_t l = 0; l < lanes; l++) {
-          const int64_t x = 2 * (k + l);
-          float e = o[r][0][l] + (res ? res[x] : 0.f);
-          yr[x] = std::min(std::max(e, lo), hi);
-          if (k + l < whole) {
-            float od = o[r][1][l] + (res ? res[x + 1] : 0.f);
-            yr[x + 1] = std::min(std::max(od, lo), hi);
-          }
+      } else {
+        // The run's last tiles: through a buffer, copying only the row's columns.
+        alignas(64) float buf[2 * kWinoVec] = {};
+        if (res) {
+          __builtin_memcpy(buf, res + 2 * k, static_cast<size_t>(cols) * sizeof(float));
+          WVec re, ro;
+          deinterleave<kWinoVec>(buf, re, ro);
+          e += re;
+          od += ro;
         }
+        WVec lo_half, hi_half;
+        interleave<kWinoVec>(clamp(e), clamp(od), lo_half, hi_half);
+        store_vec<kWinoVec>(buf, lo_half);
+        store_vec<kWinoVec>(buf + kWinoVec, hi_half);
+        __builtin_memcpy(yr + 2 * k, buf, static_cast<size_t>(cols) * sizeof(float));
       }
     }
   }

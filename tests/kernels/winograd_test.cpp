@@ -17,6 +17,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <random>
@@ -176,6 +177,44 @@ TEST(KernelsWinograd, MatchesDirectConvOnEveryIsa) {
       cases.push_back(p);
     }
     for (const Case& p : cases) run_case(p, isa, rng);
+  }
+}
+
+// Winograd and the im2col matrix product (the path it replaces) agree on the squeezenet fire
+// modules' expand convs (with their bias and Relu), on the active ISA and two threads. Same
+// tolerance argument as above, taken loosely over the whole plane: 16 eps * 2.25 * 9 * 16 * c
+// (|g|, |d| <= 1) bounds both paths' distance to the exact result.
+TEST(KernelsWinograd, AgreesWithIm2colOnFireModules) {
+  std::mt19937 rng(7);
+  const kernels::MicroKernel& mk = kernels::default_micro_kernel();
+  for (auto [m, c, size] : {std::array<int64_t, 3>{64, 16, 55}, {128, 32, 27}, {256, 64, 13}}) {
+    SCOPED_TRACE(::testing::Message() << m << "x" << c << " " << size << "x" << size);
+    ConvGeometry g;
+    g.in[1] = g.in[2] = g.out[1] = g.out[2] = size;
+    g.kernel[1] = g.kernel[2] = 3;
+    g.pad[1] = g.pad[2] = 1;
+    ASSERT_TRUE(kernels::winograd_pays(mk, m, c, g));
+    auto x = random_vector(rng, static_cast<size_t>(c * size * size));
+    auto w = random_vector(rng, static_cast<size_t>(m * c * 9));
+    auto bias = random_vector(rng, static_cast<size_t>(m));
+    kernels::Epilogue ep;
+    ep.row_bias = bias.data();
+    ep.min = 0;
+    const int64_t os = size * size;
+    std::vector<float> y_mmm(static_cast<size_t>(m * os)), y_wino(y_mmm.size());
+    kernels::PackedMatrix a(w.data(), m, c * 9, c * 9, 1, mk.mr);
+    std::vector<float> padded(static_cast<size_t>(kernels::Im2colSource::padded_floats(c, g)));
+    kernels::Im2colSource b(x.data(), c, g, mk.nr, padded.data());
+    kernels::mmm(mk, m, os, c * 9, a, b, ep, y_mmm.data(), os, 2);
+    kernels::WinogradWeights ww(w.data(), m, c, mk);
+    std::vector<float> wpadded(static_cast<size_t>(kernels::winograd_padded_floats(c, g)));
+    std::vector<float> scratch(static_cast<size_t>(kernels::winograd_scratch_floats(ww, g, 2)));
+    kernels::winograd_conv(ww, x.data(), g, ep, y_wino.data(), wpadded.data(), scratch.data(), 2);
+    const double tol = 16 * kEps * 2.25 * 9 * 16 * static_cast<double>(c);
+    double worst = 0;
+    for (size_t i = 0; i < y_mmm.size(); i++)
+      worst = std::max(worst, std::fabs(double(y_mmm[i]) - y_wino[i]));
+    EXPECT_LE(worst, tol);
   }
 }
 

@@ -6,6 +6,7 @@
 // any wrong tap or channel changes an output by ~0.1 or more.
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <random>
 
 #include "core/threading.h"
@@ -168,6 +169,54 @@ TEST(OpsConvPacked, InPlacePaths) {
     }
     set_num_threads(0);
   }
+}
+
+// 3x3 stride-1 convs with enough channels go through Winograd F(2x2, 3x3) (the kernel itself is
+// tested in tests/kernels/winograd_test.cpp): the routing, its attribute, symmetric and
+// asymmetric pads, a batch of two, a fused residual then Relu; the same weights at stride 2 or
+// with fewer channels keep the matmul paths.
+TEST(OpsConvPacked, WinogradPath) {
+  std::mt19937 rng(31);
+  Tensor x = random_tensor(rng, {2, 16, 13, 11});
+  Tensor w = random_tensor(rng, {33, 16, 3, 3});
+  Tensor b = random_tensor(rng, {33});
+  for (const auto& g : {geometry({1, 1}, {1, 1, 1, 1}), geometry({1, 1}, {0, 2, 1, 0}),
+                        geometry({2, 2}, {1, 1, 1, 1})}) {
+    ops::Conv conv(g, 1);
+    check_conv(conv, x, w, &b);
+    std::vector<Fact> facts = {Fact(DatumType::F32, x.shape()), Fact::constant(w),
+                               Fact::constant(b)};
+    auto fast = std::dynamic_pointer_cast<const ops::ConvPacked>(conv.codegen(fact_refs(facts)));
+    ASSERT_NE(fast, nullptr);
+    EXPECT_TRUE(fast->winograd());
+    std::string kernel;
+    for (const auto& [k, v] : fast->attributes())
+      if (k == "kernel") kernel = v;
+    EXPECT_EQ(kernel.rfind("winograd_f23/", 0), 0u) << kernel;
+    // conv(x) + r, then Relu, in Winograd's epilogue.
+    auto want = run_op(conv, {x, w, b});
+    Tensor r = random_tensor(rng, want[0].shape());
+    auto fused = fast->with_residual(3)->with_clamp(0, std::numeric_limits<float>::infinity());
+    for (int threads : {1, 2}) {
+      set_num_threads(threads);
+      auto got = run_op(*fused, {x, w, b, r});
+      ASSERT_EQ(got[0].shape(), want[0].shape());
+      for (int64_t i = 0; i < want[0].numel(); i++) {
+        const float expect = std::max(0.f, want[0].data<float>()[i] + r.data<float>()[i]);
+        ASSERT_NEAR(got[0].data<float>()[i], expect, 2e-4 + 1e-4 * std::fabs(expect)) << i;
+      }
+    }
+    set_num_threads(0);
+  }
+  // Too few input channels: no Winograd weights at all.
+  Tensor x4 = random_tensor(rng, {1, 4, 13, 11});
+  Tensor w4 = random_tensor(rng, {33, 4, 3, 3});
+  ops::Conv conv(geometry({1, 1}, {1, 1, 1, 1}), 1);
+  std::vector<Fact> facts = {Fact(DatumType::F32, x4.shape()), Fact::constant(w4)};
+  auto fast = std::dynamic_pointer_cast<const ops::ConvPacked>(conv.codegen(fact_refs(facts)));
+  ASSERT_NE(fast, nullptr);
+  EXPECT_FALSE(fast->winograd());
+  check_conv(conv, x4, w4, nullptr);
 }
 
 TEST(OpsConvPacked, DepthwiseAndGrouped) {
