@@ -159,12 +159,12 @@ void conv_im2col(benchmark::State& state, Isa isa, bool valid, bool in_place) {
       benchmark::Counter::kIsRate);
 }
 
-// A 3x3 stride-1 pad-1 convolution through Winograd F(2x2, 3x3): m output, c input channels,
-// size x size, on `threads` threads; GFLOP/s counts the direct conv's multiply-adds (9 per
-// output and input channel), so it compares with conv_im2col's.
+// A 3x3 stride-1 pad-1 convolution through Winograd F(tile x tile, 3x3): m output, c input
+// channels, size x size, on `threads` threads; GFLOP/s counts the direct conv's multiply-adds (9
+// per output and input channel), so it compares with conv_im2col's.
 void conv_winograd(benchmark::State& state, Isa isa) {
   const int64_t m = state.range(0), c = state.range(1), size = state.range(2);
-  const int threads = static_cast<int>(state.range(3));
+  const int threads = static_cast<int>(state.range(3)), tile = static_cast<int>(state.range(4));
   kiln::kernels::ConvGeometry g;
   g.in[1] = g.in[2] = g.out[1] = g.out[2] = size;
   g.kernel[1] = g.kernel[2] = 3;
@@ -174,8 +174,8 @@ void conv_winograd(benchmark::State& state, Isa isa) {
   std::vector<float> x(c * g.in_size()), w(m * c * 9), y(m * g.out_size());
   for (auto& v : x) v = d(rng);
   for (auto& v : w) v = d(rng);
-  kiln::kernels::WinogradWeights ww(w.data(), m, c, kiln::kernels::micro_kernel(isa));
-  std::vector<float> padded(kiln::kernels::winograd_padded_floats(c, g));
+  kiln::kernels::WinogradWeights ww(w.data(), m, c, kiln::kernels::micro_kernel(isa), tile);
+  std::vector<float> padded(kiln::kernels::winograd_padded_floats(c, g, tile));
   std::vector<float> scratch(kiln::kernels::winograd_scratch_floats(ww, g, threads));
   kiln::kernels::Epilogue ep;
   ep.min = 0;  // the fire modules' Relu
@@ -299,15 +299,13 @@ int register_all() {
           ->Args({256, 64, 13, 3, 1})
           ->Unit(benchmark::kMicrosecond);
     }
-    // The same fire expand 3x3 convs (and fire 7's) through Winograd, on 1 and 2 threads (wall
-    // time: use --benchmark_min_time and UseRealTime figures for 2).
+    // The same fire expand 3x3 convs (and fire 7's) through Winograd F(2x2, 3x3) and F(4x4, 3x3)
+    // (last argument), on 1 and 2 threads (wall time).
     benchmark::RegisterBenchmark(("conv_winograd/" + name).c_str(), conv_winograd, isa)
-        ->Args({64, 16, 55, 1})
-        ->Args({128, 32, 27, 1})
-        ->Args({192, 48, 13, 1})
-        ->Args({256, 64, 13, 1})
-        ->Args({64, 16, 55, 2})
-        ->Args({256, 64, 13, 2})
+        ->ArgsProduct({{64}, {16}, {55}, {1, 2}, {2, 4}})
+        ->ArgsProduct({{128}, {32}, {27}, {1}, {2, 4}})
+        ->ArgsProduct({{192}, {48}, {13}, {1}, {2, 4}})
+        ->ArgsProduct({{256}, {64}, {13}, {1, 2}, {2, 4}})
         ->UseRealTime()
         ->Unit(benchmark::kMicrosecond);
     // squeezenet1_1's first conv (no padding).

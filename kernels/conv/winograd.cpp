@@ -13,7 +13,8 @@
 namespace kiln::kernels {
 
 WinogradIsaFns winograd_fns_generic() {
-  return {&winograd_input_body, &winograd_output_body};
+  return {&winograd_input_body, &winograd_output_body, &winograd_input_body4,
+          &winograd_output_body4};
 }
 
 namespace {
@@ -57,19 +58,20 @@ constexpr int64_t kBlockFloats = 32768;  // V and M blocks: 128 KB each
 Plan make_plan(const WinogradWeights& w, const ConvGeometry& geo, int threads) {
   const MicroKernel& k = w.kernel();
   Plan p;
-  p.tiles_y = ceil_div(geo.out[1], 2);
-  p.tiles_x = ceil_div(geo.out[2], 2);
+  const int t = w.tile();
+  const int64_t points = w.points();
+  p.tiles_y = ceil_div(geo.out[1], t);
+  p.tiles_x = ceil_div(geo.out[2], t);
   p.tiles = p.tiles_y * p.tiles_x;
-  p.ph = 2 * p.tiles_y + 2;
-  p.pw = 2 * p.tiles_x + 2;
+  p.ph = t * p.tiles_y + 2;
+  p.pw = t * p.tiles_x + 2;
   const int64_t c = std::max<int64_t>(w.in_channels(), 1);
   const int64_t image_panels = ceil_div(p.tiles, k.nr);
-  int64_t panels =
-      std::clamp<int64_t>(kBlockFloats / (kWinogradPoints * c * k.nr), 1, image_panels);
+  int64_t panels = std::clamp<int64_t>(kBlockFloats / (points * c * k.nr), 1, image_panels);
   p.m_panels = ceil_div(w.out_channels(), k.mr);
   const int t_max = effective_threads(threads);
   // Work per thread of at least ~256k multiply-adds (the direct conv's count / 2.25).
-  const int64_t fma = p.tiles * kWinogradPoints * c * w.out_channels();
+  const int64_t fma = p.tiles * points * c * w.out_channels();
   p.threads = static_cast<int>(std::clamp<int64_t>(fma / 262144, 1, t_max));
   if (p.threads > 1) {
     // Enough blocks to share: at least 2 per thread when the image has the panels for it.
@@ -78,8 +80,7 @@ Plan make_plan(const WinogradWeights& w, const ConvGeometry& geo, int threads) {
   p.block_tiles = panels * k.nr;
   p.blocks = ceil_div(p.tiles, p.block_tiles);
   p.sub_rows =
-      std::clamp<int64_t>(kBlockFloats / (kWinogradPoints * p.block_tiles) / k.mr, 1, p.m_panels) *
-      k.mr;
+      std::clamp<int64_t>(kBlockFloats / (points * p.block_tiles) / k.mr, 1, p.m_panels) * k.mr;
   // Few blocks (small planes): split the output channels too, so every thread has work; each
   // group repeats the (cheap) input transform of its block.
   p.groups = 1;
@@ -105,32 +106,43 @@ int64_t v_point_floats(int64_t panels, int64_t c, int nr) {
 
 int64_t v_floats(const WinogradWeights& w, const Plan& p) {
   const int nr = w.kernel().nr;
-  return kWinogradPoints * v_point_floats(p.block_tiles / nr, w.in_channels(), nr);
+  return w.points() * v_point_floats(p.block_tiles / nr, w.in_channels(), nr);
 }
 
 }  // namespace
 
-WinogradWeights::WinogradWeights(const float* w, int64_t m, int64_t c, const MicroKernel& kernel)
-    : m_(m), c_(c), kernel_(&kernel) {
+WinogradWeights::WinogradWeights(const float* w, int64_t m, int64_t c, const MicroKernel& kernel,
+                                 int tile)
+    : m_(m), c_(c), tile_(tile), kernel_(&kernel) {
   KILN_ENSURE(m >= 1 && c >= 1, "Winograd: weights need channels, got [{}, {}, 3, 3]", m, c);
-  // U = G g Gᵀ in double, then U[ξ] as an m x c matrix per point.
-  std::vector<float> u(static_cast<size_t>(kWinogradPoints * m * c));
-  static constexpr double G[4][3] = {{1, 0, 0}, {0.5, 0.5, 0.5}, {0.5, -0.5, 0.5}, {0, 0, 1}};
+  KILN_ENSURE(tile == 2 || tile == 4, "Winograd: output tiles of 2 or 4, not {}", tile);
+  // U = G g Gᵀ in double, then U[ξ] as an m x c matrix per point ξ = n * row + column.
+  static constexpr double G2[4][3] = {{1, 0, 0}, {0.5, 0.5, 0.5}, {0.5, -0.5, 0.5}, {0, 0, 1}};
+  static constexpr double G4[6][3] = {{1.0 / 4, 0, 0},
+                                      {-1.0 / 6, -1.0 / 6, -1.0 / 6},
+                                      {-1.0 / 6, 1.0 / 6, -1.0 / 6},
+                                      {1.0 / 24, 1.0 / 12, 1.0 / 6},
+                                      {1.0 / 24, -1.0 / 12, 1.0 / 6},
+                                      {0, 0, 1}};
+  const int n = tile + 2, points = n * n;
+  auto G = [&](int r, int x) { return tile == 2 ? G2[r][x] : G4[r][x]; };
+  std::vector<float> u(static_cast<size_t>(points * m * c));
   for (int64_t o = 0; o < m; o++) {
     for (int64_t i = 0; i < c; i++) {
       const float* g = w + (o * c + i) * 9;
-      double gg[4][3];  // G g
-      for (int r = 0; r < 4; r++)
+      double gg[6][3];  // G g
+      for (int r = 0; r < n; r++)
         for (int x = 0; x < 3; x++)
-          gg[r][x] = G[r][0] * g[0 * 3 + x] + G[r][1] * g[1 * 3 + x] + G[r][2] * g[2 * 3 + x];
-      for (int r = 0; r < 4; r++)
-        for (int s = 0; s < 4; s++) {
-          const double v = gg[r][0] * G[s][0] + gg[r][1] * G[s][1] + gg[r][2] * G[s][2];
-          u[static_cast<size_t>(((4 * r + s) * m + o) * c + i)] = static_cast<float>(v);
+          gg[r][x] = G(r, 0) * g[0 * 3 + x] + G(r, 1) * g[1 * 3 + x] + G(r, 2) * g[2 * 3 + x];
+      for (int r = 0; r < n; r++)
+        for (int s = 0; s < n; s++) {
+          const double v = gg[r][0] * G(s, 0) + gg[r][1] * G(s, 1) + gg[r][2] * G(s, 2);
+          u[static_cast<size_t>(((n * r + s) * m + o) * c + i)] = static_cast<float>(v);
         }
     }
   }
-  for (int xi = 0; xi < kWinogradPoints; xi++) {
+  points_.resize(static_cast<size_t>(points));
+  for (int xi = 0; xi < points; xi++) {
     points_[static_cast<size_t>(xi)] = PackedMatrix(u.data() + xi * m * c, m, c, c, 1, kernel.mr);
   }
 }
@@ -150,10 +162,11 @@ bool winograd_pays(const MicroKernel& kernel, int64_t m, int64_t c, const ConvGe
   return c >= 8 && m >= 16 && geo.out[1] * geo.out[2] >= 36;
 }
 
-int64_t winograd_padded_floats(int64_t c, const ConvGeometry& geo) {
-  const int64_t ph = 2 * ceil_div(geo.out[1], 2) + 2, pw = 2 * ceil_div(geo.out[2], 2) + 2;
-  // + slack: the vector input transform reads up to 2 vectors + 2 floats past a row's patches.
-  return c * ph * pw + 64;
+int64_t winograd_padded_floats(int64_t c, const ConvGeometry& geo, int tile) {
+  const int64_t ph = tile * ceil_div(geo.out[1], tile) + 2;
+  const int64_t pw = tile * ceil_div(geo.out[2], tile) + 2;
+  // + slack: the vector input transform reads up to 4 vectors + 4 floats past a row's patches.
+  return c * ph * pw + 4 * 16 + 64;
 }
 
 int winograd_threads(const WinogradWeights& w, const ConvGeometry& geo, int threads) {
@@ -163,7 +176,7 @@ int winograd_threads(const WinogradWeights& w, const ConvGeometry& geo, int thre
 int64_t winograd_thread_floats(const WinogradWeights& w, const ConvGeometry& geo, int threads) {
   const Plan p = make_plan(w, geo, threads);
   // + slack: the vector output transform reads up to a vector past a row of M.
-  return v_floats(w, p) + kWinogradPoints * (p.sub_rows * p.block_tiles + kSkew) + 64;
+  return v_floats(w, p) + w.points() * (p.sub_rows * p.block_tiles + kSkew) + 64;
 }
 
 int64_t winograd_scratch_floats(const WinogradWeights& w, const ConvGeometry& geo, int threads) {
@@ -246,7 +259,7 @@ void winograd_conv(const WinogradWeights& w, const float* x, const ConvGeometry&
           const int64_t vps = v_point_floats(panels, c, k.nr);  // V point stride
           b.point_floats = vps;
           if (blk != done_block) {
-            fns.input(b, v);
+            (w.tile() == 2 ? fns.input : fns.input4)(b, v);
             done_block = blk;
           }
           const int64_t ldm = panels * k.nr;
@@ -256,7 +269,7 @@ void winograd_conv(const WinogradWeights& w, const float* x, const ConvGeometry&
           const int64_t sub_panels = p.sub_rows / k.mr;
           for (int64_t sp0 = gp0; sp0 < gp1; sp0 += sub_panels) {
             const int64_t sp1 = std::min(gp1, sp0 + sub_panels);
-            for (int xi = 0; xi < kWinogradPoints; xi++) {
+            for (int xi = 0; xi < w.points(); xi++) {
               const PackedMatrix& u = w.point(xi);
               for (int64_t ap = sp0; ap < sp1; ap++) {
                 const float* a = u.panel(ap, nullptr);
@@ -271,7 +284,8 @@ void winograd_conv(const WinogradWeights& w, const float* x, const ConvGeometry&
                 }
               }
             }
-            fns.output(b, mbuf, ldm, mps, sp0 * k.mr, std::min(m, sp1 * k.mr), out);
+            (w.tile() == 2 ? fns.output : fns.output4)(b, mbuf, ldm, mps, sp0 * k.mr,
+                                                       std::min(m, sp1 * k.mr), out);
           }
         }
       },

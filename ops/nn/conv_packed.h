@@ -1,7 +1,7 @@
 // ConvPacked: an f32 Conv specialised at optimize time (Conv::codegen): weights packed once into
 // matrix-multiply panels for this CPU's micro-kernel, bias (and an optional clamp: Relu, Clip)
 // fused into the kernel's epilogue. Pointwise convs run as a plain matrix product over the input
-// planes, 3x3 stride-1 convs with enough channels as Winograd F(2x2, 3x3) (kernels/conv/
+// planes, 3x3 stride-1 convs with enough channels as Winograd F(4x4, 3x3) (kernels/conv/
 // winograd.h), others pack im2col panels on the fly, depthwise convs use their own kernel. Same
 // inputs and outputs as the Conv it replaces (the weight and bias inputs are ignored at run time).
 #pragma once
@@ -39,7 +39,7 @@ class ConvPacked : public Op {
   bool clamped() const;
   bool has_residual() const { return residual_input_ >= 0; }
   int64_t out_channels() const { return out_channels_; }
-  // Whether 2-D 3x3 stride-1 runs go through Winograd F(2x2, 3x3) (weights transformed at
+  // Whether 2-D 3x3 stride-1 runs go through Winograd F(4x4, 3x3) (weights transformed at
   // construction; kernels::winograd_pays still checks each run's geometry).
   bool winograd() const { return winograd_ != nullptr; }
 

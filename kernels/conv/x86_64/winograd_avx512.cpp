@@ -4,7 +4,8 @@
 namespace kiln::kernels {
 
 WinogradIsaFns winograd_fns_avx512() {
-  return {&winograd_input_body, &winograd_output_body};
+  return {&winograd_input_body, &winograd_output_body, &winograd_input_body4,
+          &winograd_output_body4};
 }
 
 }  // namespace kiln::kernels

@@ -171,7 +171,7 @@ TEST(OpsConvPacked, InPlacePaths) {
   }
 }
 
-// 3x3 stride-1 convs with enough channels go through Winograd F(2x2, 3x3) (the kernel itself is
+// 3x3 stride-1 convs with enough channels go through Winograd F(4x4, 3x3) (the kernel itself is
 // tested in tests/kernels/winograd_test.cpp): the routing, its attribute, symmetric and
 // asymmetric pads, a batch of two, a fused residual then Relu; the same weights at stride 2 or
 // with fewer channels keep the matmul paths.
@@ -192,7 +192,7 @@ TEST(OpsConvPacked, WinogradPath) {
     std::string kernel;
     for (const auto& [k, v] : fast->attributes())
       if (k == "kernel") kernel = v;
-    EXPECT_EQ(kernel.rfind("winograd_f23/", 0), 0u) << kernel;
+    EXPECT_EQ(kernel.rfind("winograd_f43/", 0), 0u) << kernel;
     // conv(x) + r, then Relu, in Winograd's epilogue.
     auto want = run_op(conv, {x, w, b});
     Tensor r = random_tensor(rng, want[0].shape());
