@@ -162,8 +162,8 @@ inline void output_run(const float* __restrict m, int64_t ps, int64_t n, float b
         store_vec<kWinoVec>(yr + 2 * k + kWinoVec, hi_half);
       } else {
         // The run's last tiles: the residual through a buffer, only the row's columns stored.
-        alignas(64) float buf[2 * kWinoVec] = {};
         if (res) {
+          alignas(64) float buf[2 * kWinoVec] = {};
           __builtin_memcpy(buf, res + 2 * k, static_cast<size_t>(cols) * sizeof(float));
           WVec re, ro;
           deinterleave<kWinoVec>(buf, re, ro);
@@ -336,11 +336,12 @@ inline void output_run4(const float* __restrict m, int64_t ps, int64_t n, float 
       at6(a[r], o);
       for (int c = 0; c < 4; c++) o[c] += bv;
       float* yr = y[r] + 4 * k;
-      alignas(64) float buf[4 * kWinoVec] = {};
       const bool whole = vcols == 4 * kWinoVec;
       if (res[r]) {
         const float* rr = res[r] + 4 * k;
+        alignas(64) float buf[4 * kWinoVec];
         if (!whole) {
+          std::fill(buf, buf + 4 * kWinoVec, 0.f);
           __builtin_memcpy(buf, rr, static_cast<size_t>(vcols) * sizeof(float));
           rr = buf;
         }
