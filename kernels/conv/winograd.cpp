@@ -99,6 +99,8 @@ int64_t panel_floats(int64_t c, int nr) {
 // at sizes of a multiple of 4 KB the 16 streams of a transform would otherwise all fall in the
 // same L1 set (the input transform ran 3x slower on 55x55, 16 channels).
 constexpr int64_t kSkew = 16;
+// Floats before a thread slot's V: the index of the block V holds (64 bytes keep V aligned).
+constexpr int64_t kSlotHeader = 16;
 
 int64_t v_point_floats(int64_t panels, int64_t c, int nr) {
   return panels * panel_floats(c, nr) + kSkew;
@@ -176,7 +178,7 @@ int winograd_threads(const WinogradWeights& w, const ConvGeometry& geo, int thre
 int64_t winograd_thread_floats(const WinogradWeights& w, const ConvGeometry& geo, int threads) {
   const Plan p = make_plan(w, geo, threads);
   // + slack: the vector output transform reads up to a vector past a row of M.
-  return v_floats(w, p) + w.points() * (p.sub_rows * p.block_tiles + kSkew) + 64;
+  return kSlotHeader + v_floats(w, p) + w.points() * (p.sub_rows * p.block_tiles + kSkew) + 64;
 }
 
 int64_t winograd_scratch_floats(const WinogradWeights& w, const ConvGeometry& geo, int threads) {
@@ -199,6 +201,8 @@ void winograd_conv(const WinogradWeights& w, const float* x, const ConvGeometry&
   // 64-byte aligned panels (winograd_scratch_floats leaves 16 floats for the shift).
   float* const scratch =
       reinterpret_cast<float*>((reinterpret_cast<uintptr_t>(scratch_base) + 63) / 64 * 64);
+  const int64_t none = -1;  // no slot's V holds a block yet
+  for (int t = 0; t < p.threads; t++) std::memcpy(scratch + per_thread * t, &none, sizeof(none));
 
   // 1. The zero-padded planes: input pixel (iy, ix) at (iy + pt, ix + pl).
   parallel_for(
@@ -239,9 +243,13 @@ void winograd_conv(const WinogradWeights& w, const float* x, const ConvGeometry&
   parallel_for(
       p.blocks * p.groups,
       [&](int64_t task0, int64_t task1) {
-        float* v = scratch + per_thread * current_thread_slot();
+        // The slot's block header: which block its V holds (kept across the pieces of the job a
+        // thread runs, so the output channel groups of one block share one input transform).
+        float* const slot = scratch + per_thread * current_thread_slot();
+        float* v = slot + kSlotHeader;
         float* mbuf = v + v_floats(w, p);
-        int64_t done_block = -1;
+        int64_t done_block;
+        std::memcpy(&done_block, slot, sizeof(done_block));
         for (int64_t task = task0; task < task1; task++) {
           const int64_t blk = task / p.groups, grp = task % p.groups;
           WinogradBlock b;
@@ -261,6 +269,7 @@ void winograd_conv(const WinogradWeights& w, const float* x, const ConvGeometry&
           if (blk != done_block) {
             (w.tile() == 2 ? fns.input : fns.input4)(b, v);
             done_block = blk;
+            std::memcpy(slot, &done_block, sizeof(done_block));
           }
           const int64_t ldm = panels * k.nr;
           const int64_t mps = p.sub_rows * ldm + kSkew;  // M point stride
