@@ -225,7 +225,9 @@ void winograd_conv(const WinogradWeights& w, const float* x, const ConvGeometry&
           }
         }
       },
-      p.threads, std::max<int64_t>(1, 4096 / plane));
+      // A thread per kMinParallelWork floats at most: small planes copy inline.
+      static_cast<int>(std::clamp<int64_t>(c * plane / kMinParallelWork, 1, p.threads)),
+      std::max<int64_t>(1, kMinPieceWork / plane));
 
   const WinogradIsaFns fns = fns_for(k.isa);
   WinogradOut out;
