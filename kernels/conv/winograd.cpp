@@ -240,7 +240,6 @@ void winograd_conv(const WinogradWeights& w, const float* x, const ConvGeometry&
   out.min = ep.min;
   out.max = ep.max;
   out.clamp = true;
-  const int64_t group_panels = ceil_div(p.m_panels, p.groups);
 
   parallel_for(
       p.blocks * p.groups,
@@ -275,8 +274,9 @@ void winograd_conv(const WinogradWeights& w, const float* x, const ConvGeometry&
           }
           const int64_t ldm = panels * k.nr;
           const int64_t mps = p.sub_rows * ldm + kSkew;  // M point stride
-          const int64_t gp0 = grp * group_panels;
-          const int64_t gp1 = std::min(p.m_panels, gp0 + group_panels);
+          // Output channel panels split evenly over the groups (43 panels in 8: 5 or 6 each).
+          const int64_t gp0 = grp * p.m_panels / p.groups;
+          const int64_t gp1 = (grp + 1) * p.m_panels / p.groups;
           const int64_t sub_panels = p.sub_rows / k.mr;
           for (int64_t sp0 = gp0; sp0 < gp1; sp0 += sub_panels) {
             const int64_t sp1 = std::min(gp1, sp0 + sub_panels);
