@@ -3,7 +3,11 @@
 // Tolerance: both sides sum the same float32 products in different orders; each output has at
 // most 3 * 3 * 64 = 576 terms of size <= 1, so rounding differences stay below ~576 * 2^-24 * 4
 // ~ 1.4e-4 in the worst case and ~1e-6 typically; 2e-4 absolute + 1e-4 relative is used, while
-// any wrong tap or channel changes an output by ~0.1 or more.
+// any wrong tap or channel changes an output by ~0.1 or more. Convs ConvPacked runs through
+// Winograd F(4x4, 3x3) round more: its transforms scale terms by up to 8 (Aᵀ) and 5 (Bᵀ) before
+// they cancel, so its error is relative to a magnitude sum ~100x the direct one's (see
+// tests/kernels/winograd_test.cpp, which bounds it exactly); seen up to 2.4e-4 here (generic ISA,
+// 64 channels); 1e-3 absolute is used for them, still 100x below a wrong tap.
 #include <gtest/gtest.h>
 
 #include <limits>
@@ -34,13 +38,13 @@ Tensor random_tensor(std::mt19937& rng, Shape shape) {
   return Tensor::from_vector<float>(shape, v);
 }
 
-void expect_tensors_close(const Tensor& got, const Tensor& want) {
+void expect_tensors_close(const Tensor& got, const Tensor& want, double atol = 2e-4) {
   ASSERT_EQ(got.shape(), want.shape());
   const float* g = got.data<float>();
   const float* w = want.data<float>();
   int bad = 0;
   for (int64_t i = 0; i < got.numel(); i++) {
-    if (!(std::fabs(g[i] - w[i]) <= 2e-4 + 1e-4 * std::fabs(w[i])) && bad++ < 5) {
+    if (!(std::fabs(g[i] - w[i]) <= atol + 1e-4 * std::fabs(w[i])) && bad++ < 5) {
       ADD_FAILURE() << "at " << i << ": " << g[i] << " vs " << w[i];
     }
   }
@@ -60,10 +64,11 @@ void check_conv(const ops::Conv& conv, const Tensor& x, const Tensor& w, const T
   std::vector<Tensor> in = {x, w};
   if (b) in.push_back(*b);
   auto want = run_op(conv, in);
+  const double atol = static_cast<const ops::ConvPacked&>(*fast).winograd() ? 1e-3 : 2e-4;
   for (int threads : {1, 2}) {
     set_num_threads(threads);
     auto got = run_op(*fast, in);
-    expect_tensors_close(got[0], want[0]);
+    expect_tensors_close(got[0], want[0], atol);
   }
   set_num_threads(0);
 }
@@ -203,7 +208,7 @@ TEST(OpsConvPacked, WinogradPath) {
       ASSERT_EQ(got[0].shape(), want[0].shape());
       for (int64_t i = 0; i < want[0].numel(); i++) {
         const float expect = std::max(0.f, want[0].data<float>()[i] + r.data<float>()[i]);
-        ASSERT_NEAR(got[0].data<float>()[i], expect, 2e-4 + 1e-4 * std::fabs(expect)) << i;
+        ASSERT_NEAR(got[0].data<float>()[i], expect, 1e-3 + 1e-4 * std::fabs(expect)) << i;
       }
     }
     set_num_threads(0);
