@@ -1,6 +1,5 @@
-// Vectorized f32 math kernels (exp, sigmoid, tanh, erf, add/sub/mul/div), a matrix-vector
-// product and the LSTM cell,
-// compiled once per ISA from one source (vec_math_impl.h) and dispatched on kernels::active_isa().
+// Vectorized f32 math kernels (exp, sigmoid, tanh, erf, add/sub/mul/div), compiled once per ISA
+// from one source (vec_math_impl.h) and dispatched on kernels::active_isa().
 //
 // Accuracy (tested in tests/kernels/vec_math_test.cpp against std:: in double):
 //   exp:     |rel err| <= 4e-7 on [-87, 88] (Cody-Waite range reduction, degree-6 polynomial);
@@ -24,12 +23,6 @@ struct VecMath {
   // y = a op b element-wise, op 0..3 = add, sub, mul, div; mode 0: a and b arrays of n, 1: b a
   // single value, 2: a a single value. y may alias a or b.
   void (*binary)(int op, int mode, const float* a, const float* b, float* y, int64_t n);
-  // y[i] = b[i] + sum_j x[j] * a[j * n + i] for i < n, j < k (a row-major [k, n]); b may be null.
-  void (*gemv)(const float* x, const float* a, const float* b, float* y, int64_t k, int64_t n);
-  // One LSTM step for one batch item, ONNX gate order (i, o, f, c) in `gates` (4h pre-activations,
-  // input and recurrent products and biases summed), default activations (sigmoid, tanh, tanh),
-  // optional peepholes p = [pi, po, pf] (3h, or null). Updates c and h in place.
-  void (*lstm_cell)(const float* gates, const float* p, float* c, float* h, int64_t hidden);
 };
 
 // The kernels of an ISA (every ISA has them; generic is portable C++).

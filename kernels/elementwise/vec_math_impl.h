@@ -191,34 +191,12 @@ void binary_impl(int op, int mode, const float* a, const float* b, float* y, int
   }
 }
 
-void gemv_impl(const float* x, const float* a, const float* b, float* y, int64_t k, int64_t n) {
-  constexpr int64_t kBlock = 8 * kW;  // 8 accumulators
-  int64_t i = 0;
-  for (; i + kBlock <= n; i += kBlock) {
-    Vf acc[8];
-    for (int u = 0; u < 8; u++) acc[u] = b ? load(b + i + u * kW) : splat(0.0f);
-    for (int64_t j = 0; j < k; j++) {
-      const Vf xv = splat(x[j]);
-      const float* row = a + j * n + i;
-      for (int u = 0; u < 8; u++) acc[u] += xv * load(row + u * kW);
-    }
-    for (int u = 0; u < 8; u++) store(y + i + u * kW, acc[u]);
-  }
-  for (; i + kW <= n; i += kW) {
-    Vf acc = b ? load(b + i) : splat(0.0f);
-    for (int64_t j = 0; j < k; j++) acc += splat(x[j]) * load(a + j * n + i);
-    store(y + i, acc);
-  }
-  for (; i < n; i++) {
-    float acc = b ? b[i] : 0.0f;
-    for (int64_t j = 0; j < k; j++) acc += x[j] * a[j * n + i];
-    y[i] = acc;
-  }
-}
-
-inline void lstm_lanes(const float* g, const float* p, float* c, float* h, int64_t hidden,
-                       int64_t j, Vf gi, Vf go, Vf gf, Vf gc, Vf cp) {
-  (void)g;
+// The LSTM cell on one vector of hidden units: ONNX gate pre-activations gi, go, gf, gc (input
+// and recurrent products and biases summed), previous cell state cp, optional peepholes p
+// (p + j, p + hidden + j, p + 2 * hidden + j: pi, po, pf); stores the new c and h at j. For the
+// fused step kernel (kernels/recurrent/lstm_step_impl.h).
+inline void lstm_lanes(const float* p, float* c, float* h, int64_t hidden, int64_t j, Vf gi, Vf go,
+                       Vf gf, Vf gc, Vf cp) {
   Vf pi = splat(0.0f), po = splat(0.0f), pf = splat(0.0f);
   if (p) {
     pi = load(p + j);
@@ -233,42 +211,8 @@ inline void lstm_lanes(const float* g, const float* p, float* c, float* h, int64
   store(h + j, o * vtanh(cn));
 }
 
-void lstm_cell_impl(const float* g, const float* p, float* c, float* h, int64_t hidden) {
-  int64_t j = 0;
-  for (; j + kW <= hidden; j += kW) {
-    lstm_lanes(g, p, c, h, hidden, j, load(g + j), load(g + hidden + j), load(g + 2 * hidden + j),
-               load(g + 3 * hidden + j), load(c + j));
-  }
-  if (j < hidden) {
-    // Tail: gather the remaining lanes into full vectors on the stack.
-    const int64_t rest = hidden - j;
-    float gi[kW] = {}, go[kW] = {}, gf[kW] = {}, gc[kW] = {}, cp[kW] = {}, pp[3 * kW] = {};
-    float cn[kW], hn[kW];
-    for (int64_t u = 0; u < rest; u++) {
-      gi[u] = g[j + u];
-      go[u] = g[hidden + j + u];
-      gf[u] = g[2 * hidden + j + u];
-      gc[u] = g[3 * hidden + j + u];
-      cp[u] = c[j + u];
-      if (p) {
-        pp[u] = p[j + u];
-        pp[kW + u] = p[hidden + j + u];
-        pp[2 * kW + u] = p[2 * hidden + j + u];
-      }
-    }
-    std::memcpy(cn, cp, sizeof(cn));
-    lstm_lanes(nullptr, p ? pp : nullptr, cn, hn, kW, 0, load(gi), load(go), load(gf), load(gc),
-               load(cp));
-    for (int64_t u = 0; u < rest; u++) {
-      c[j + u] = cn[u];
-      h[j + u] = hn[u];
-    }
-  }
-}
-
 inline VecMath make_vec_math() {
-  return VecMath{&exp_impl,    &sigmoid_impl, &tanh_impl,     &erf_impl,
-                 &binary_impl, &gemv_impl,    &lstm_cell_impl};
+  return VecMath{&exp_impl, &sigmoid_impl, &tanh_impl, &erf_impl, &binary_impl};
 }
 
 }  // namespace

@@ -48,8 +48,8 @@ inline void step_blocks(const float* r, const float* xw, const float* p, const f
   }
   for (int n = 0; n < N; n++) {
     const int64_t u = (b + n) * kW;
-    lstm_lanes(nullptr, p ? p + (b + n) * 3 * kW : nullptr, c + u, h_out + u, kW, 0, acc[n][0],
-               acc[n][1], acc[n][2], acc[n][3], load(c + u));
+    lstm_lanes(p ? p + (b + n) * 3 * kW : nullptr, c + u, h_out + u, kW, 0, acc[n][0], acc[n][1],
+               acc[n][2], acc[n][3], load(c + u));
   }
 }
 

@@ -99,27 +99,5 @@ TEST(KernelsVecMath, BinaryIsExactInEveryMode) {
   }
 }
 
-TEST(KernelsVecMath, GemvMatchesNaive) {
-  std::mt19937 rng(1);
-  std::uniform_real_distribution<float> d(-1, 1);
-  for (kernels::Isa isa : kernels::supported_isas()) {
-    for (auto [k, n] :
-         std::vector<std::pair<int64_t, int64_t>>{{1, 1}, {37, 148}, {128, 512}, {5, 300}}) {
-      std::vector<float> x(k), a(k * n), b(n), y(n);
-      for (auto& v : x) v = d(rng);
-      for (auto& v : a) v = d(rng);
-      for (auto& v : b) v = d(rng);
-      kernels::vec_math(isa).gemv(x.data(), a.data(), b.data(), y.data(), k, n);
-      for (int64_t i = 0; i < n; i++) {
-        double want = b[i];
-        for (int64_t j = 0; j < k; j++) want += double(x[j]) * a[j * n + i];
-        // k float products of size <= 1: 8 * k * eps bounds the reordering error.
-        ASSERT_NEAR(y[i], want, 8 * k * 1.2e-7)
-            << kernels::isa_name(isa) << " k " << k << " i " << i;
-      }
-    }
-  }
-}
-
 }  // namespace
 }  // namespace kiln
