@@ -144,11 +144,14 @@ inline void simd_tile(int64_t k, const float* __restrict a, BRows br, const Tile
   // at most a line) keeps its lines kAheadA floats (64 steps of a 6-row panel) ahead in flight; at
   // the block's other panels they hit L1 (measured within noise warm, +4..8% on mmm_cold_a). A
   // prefetch past the panel's end touches the next panel, which the next row of tiles reads.
+  // Below kMinDepth steps the panel is small (the whole matrix stays in cache from run to run),
+  // and the extra instruction per two steps made the 16..32-deep expansions of mobilenet_v2 a few
+  // % slower per node.
   // B in place: few rows of A (mmm_in_place_pays), which stay in L1.
   if constexpr (U == 1 && !BRows::kInPlace) {
     static_assert(2 * MR <= 16, "one prefetch per two k steps covers each line of A");
-    constexpr int64_t kAheadA = 384;
-    for (; kk + 2 <= k; kk += 2) {
+    constexpr int64_t kAheadA = 384, kMinDepth = 128;
+    for (; k >= kMinDepth && kk + 2 <= k; kk += 2) {
       __builtin_prefetch(a + kAheadA);
       step(a, br.row(), acc);
       br.next();
