@@ -10,6 +10,7 @@
 #include "kernels/conv/conv_in_place.h"
 #include "kernels/conv/depthwise.h"
 #include "kernels/conv/im2col.h"
+#include "kernels/conv/winograd.h"
 #include "kernels/mmm/mmm.h"
 #include "kernels/mmm/mmm_in_place.h"
 #include "kernels/peak/fma_peak.h"
@@ -187,6 +188,36 @@ void conv_im2col(benchmark::State& state, Isa isa, bool valid, bool in_place) {
       benchmark::Counter::kIsRate);
 }
 
+// A 3x3 stride-1 pad-1 convolution through Winograd F(tile x tile, 3x3): m output, c input
+// channels, size x size, on `threads` threads; GFLOP/s counts the direct conv's multiply-adds (9
+// per output and input channel), so it compares with conv_im2col's.
+void conv_winograd(benchmark::State& state, Isa isa) {
+  const int64_t m = state.range(0), c = state.range(1), size = state.range(2);
+  const int threads = static_cast<int>(state.range(3)), tile = static_cast<int>(state.range(4));
+  kiln::kernels::ConvGeometry g;
+  g.in[1] = g.in[2] = g.out[1] = g.out[2] = size;
+  g.kernel[1] = g.kernel[2] = 3;
+  g.pad[1] = g.pad[2] = 1;
+  std::mt19937 rng(1);
+  std::uniform_real_distribution<float> d(-1, 1);
+  std::vector<float> x(c * g.in_size()), w(m * c * 9), y(m * g.out_size());
+  for (auto& v : x) v = d(rng);
+  for (auto& v : w) v = d(rng);
+  kiln::kernels::WinogradWeights ww(w.data(), m, c, kiln::kernels::micro_kernel(isa), tile);
+  std::vector<float> padded(kiln::kernels::winograd_padded_floats(c, g, tile));
+  std::vector<float> scratch(kiln::kernels::winograd_scratch_floats(ww, g, threads));
+  kiln::kernels::Epilogue ep;
+  ep.min = 0;  // the fire modules' Relu
+  for (auto _ : state) {
+    kiln::kernels::winograd_conv(ww, x.data(), g, ep, y.data(), padded.data(), scratch.data(),
+                                 threads);
+    benchmark::ClobberMemory();
+  }
+  state.counters["GFLOP/s"] = benchmark::Counter(
+      2.0 * m * c * 9 * g.out_size() * static_cast<double>(state.iterations()) / 1e9,
+      benchmark::Counter::kIsRate);
+}
+
 // Only the im2col B panels of conv_im2col's geometries (c input channels, size x size, k x k,
 // stride s, pad p) for panel width w, all of them once per iteration: floats packed per second.
 void im2col_panels(benchmark::State& state) {
@@ -307,6 +338,15 @@ int register_all() {
           ->Args({256, 64, 13, 3, 1})
           ->Unit(benchmark::kMicrosecond);
     }
+    // The same fire expand 3x3 convs (and fire 7's) through Winograd F(2x2, 3x3) and F(4x4, 3x3)
+    // (last argument), on 1 and 2 threads (wall time).
+    benchmark::RegisterBenchmark(("conv_winograd/" + name).c_str(), conv_winograd, isa)
+        ->ArgsProduct({{64}, {16}, {55}, {1, 2}, {2, 4}})
+        ->ArgsProduct({{128}, {32}, {27}, {1}, {2, 4}})
+        ->ArgsProduct({{192}, {48}, {13}, {1}, {2, 4}})
+        ->ArgsProduct({{256}, {64}, {13}, {1, 2}, {2, 4}})
+        ->UseRealTime()
+        ->Unit(benchmark::kMicrosecond);
     // squeezenet1_1's first conv (no padding).
     benchmark::RegisterBenchmark(("conv_im2col_valid/" + name).c_str(), conv_im2col, isa, true,
                                  false)

@@ -3,6 +3,7 @@
 // depend on the thread count: split so that each output is computed by one task, in a fixed order.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <type_traits>
 #include <utility>
@@ -77,5 +78,85 @@ constexpr int64_t kMinParallelWork = 32768;
 // in pieces of at least kMinPieceWork units.
 void parallel_for_work(int64_t tasks, int64_t work_per_task, RangeFn fn);
 constexpr int64_t kMinPieceWork = 4096;
+
+// A team: team.size() threads that run one function together (run_team) and wait for each other
+// between the steps of a computation that each of them works a part of (barrier). For loops of
+// many short steps (an RNN's time steps, a few microseconds each): a barrier costs well under a
+// microsecond while every member is on a core, where one parallel_for per step would cost a
+// wake-up and a stealing round each.
+class Team {
+ public:
+  // Members at most (run_team makes no bigger team).
+  static constexpr int kMaxMembers = 64;
+  explicit Team(int size) : size_(size) {}
+  Team(const Team&) = delete;
+  Team& operator=(const Team&) = delete;
+  int size() const { return size_; }
+  // Returns once every member has called it (for the n-th time, every member calling it the same
+  // number of times); what any member wrote before its call is then visible to every member. A
+  // member spins a few tens of microseconds, then sleeps until the last one arrives (so a team
+  // bigger than the free cores, or a member descheduled by another process, is slow but goes on).
+  void barrier();
+  // One step of work shared by the team: every member calls it (member: its own index) with the
+  // same tasks and grain, the same calls in the same order; it runs fn(begin, end) on pieces of
+  // `grain` tasks (the last one shorter) covering [0, tasks) once, and returns when all are done,
+  // their writes visible to every member. Member m owns the pieces of the static split
+  // [pieces * m / size, pieces * (m + 1) / size) and runs them front to back, then takes pieces
+  // from the back of the other shares: balanced members each run their own share from step to
+  // step (the same data stays in their caches), and the pieces of a member that is late or
+  // descheduled are taken over, so a step never waits for a member that has not started. Which
+  // member runs a piece thus depends on timing: fn must compute each task the same way wherever
+  // it runs. Waiting spins, then sleeps, as in barrier(). fn must not throw.
+  void for_each(int member, int64_t tasks, RangeFn fn, int64_t grain = 1);
+
+ private:
+  // A share: call (bits 32..63) | front (16..31) | back (0..15), in pieces.
+  struct alignas(64) Share {
+    std::atomic<uint64_t> word{0};
+  };
+  // What a member knows of its own calls to for_each (only it reads or writes it).
+  struct alignas(64) Progress {
+    uint32_t calls = 0;
+    uint32_t pieces = 0;  // pieces of every call so far (wraps)
+  };
+  bool claim(int share, uint32_t call, int64_t pieces, bool from_front, int64_t& piece);
+  void report(uint32_t done, uint32_t target);
+  void wait_for_pieces(uint32_t target);
+  const int size_;
+  alignas(64) std::atomic<int> arrived_{0};
+  alignas(64) std::atomic<uint32_t> phase_{0};
+  std::atomic<int> sleepers_{0};
+  alignas(64) std::atomic<uint32_t> done_{0};  // pieces done over every call (wraps)
+  std::atomic<int> done_sleepers_{0};
+  Share shares_[kMaxMembers];
+  Progress progress_[kMaxMembers];
+};
+
+// A non-owning reference to a callable `void(int member, Team& team)`; see RangeFn.
+class TeamFn {
+ public:
+  template <typename F, typename = std::enable_if_t<!std::is_same_v<std::decay_t<F>, TeamFn>>>
+  TeamFn(F&& fn)  // NOLINT: implicit, so callers pass lambdas
+      : object_(const_cast<void*>(static_cast<const void*>(&fn))),
+        call_([](void* o, int member, Team& team) {
+          (*static_cast<std::remove_reference_t<F>*>(o))(member, team);
+        }) {}
+  void operator()(int member, Team& team) const { call_(object_, member, team); }
+
+ private:
+  void* object_;
+  void (*call_)(void*, int, Team&);
+};
+
+// Runs fn(member, team) for every member in [0, team.size()) at the same time, each on its own
+// thread (the caller is member 0, pool workers the others), and returns when all are done. The
+// size is min(effective_threads(threads), Team::kMaxMembers), or 1 (fn(0, team) inline, its
+// barriers free) when called from inside parallel_for or run_team or while another thread uses the
+// pool: never more members than threads that are free to run them, so barriers cannot deadlock. The
+// caller splits the work by (member, team.size()) in a fixed way, so results depend on neither
+// (scratch is keyed by the member, not by current_thread_slot()). Nested parallel_for calls inside
+// fn run inline. Workers are woken once per call (tens of microseconds when they sleep): use it for
+// a whole sequence of steps, not per step. fn must not throw.
+void run_team(int threads, TeamFn fn);
 
 }  // namespace kiln

@@ -1,8 +1,9 @@
 // ConvPacked: an f32 Conv specialised at optimize time (Conv::codegen): weights packed once into
 // matrix-multiply panels for this CPU's micro-kernel, bias (and an optional clamp: Relu, Clip)
 // fused into the kernel's epilogue. Pointwise convs run as a plain matrix product over the input
-// planes, others pack im2col panels on the fly, depthwise convs use their own kernel. Same inputs
-// and outputs as the Conv it replaces (the weight and bias inputs are ignored at run time).
+// planes, 3x3 stride-1 convs with enough channels as Winograd F(4x4, 3x3) (kernels/conv/
+// winograd.h), others pack im2col panels on the fly, depthwise convs use their own kernel. Same
+// inputs and outputs as the Conv it replaces (the weight and bias inputs are ignored at run time).
 #pragma once
 
 #include <limits>
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include "kernels/conv/conv_geometry.h"
+#include "kernels/conv/winograd.h"
 #include "kernels/mmm/mmm.h"
 #include "ops/nn/conv.h"
 
@@ -37,6 +39,9 @@ class ConvPacked : public Op {
   bool clamped() const;
   bool has_residual() const { return residual_input_ >= 0; }
   int64_t out_channels() const { return out_channels_; }
+  // Whether 2-D 3x3 stride-1 runs go through Winograd F(4x4, 3x3) (weights transformed at
+  // construction; kernels::winograd_pays still checks each run's geometry).
+  bool winograd() const { return winograd_ != nullptr; }
 
   // The pieces of eval, for ops that place several convs' outputs in one tensor (ConcatConvs):
   // checks input x, fills out_shape (uses ctx's temp shapes 0 to 2) and returns the geometry...
@@ -55,6 +60,7 @@ class ConvPacked : public Op {
   std::vector<std::shared_ptr<const kernels::PackedMatrix>> packed_;  // one per group
   std::shared_ptr<const std::vector<float>> weights_;                 // depthwise: raw taps
   std::shared_ptr<const std::vector<float>> bias_;                    // empty: none
+  std::shared_ptr<const kernels::WinogradWeights> winograd_;          // null: no Winograd
   float min_ = -std::numeric_limits<float>::infinity();
   float max_ = std::numeric_limits<float>::infinity();
   long residual_input_ = -1;  // node input added in the epilogue, -1: none

@@ -1,11 +1,34 @@
 #include "ops/recurrent/lstm_packed.h"
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 
 #include "core/error.h"
-#include "kernels/elementwise/vec_math.h"
+#include "core/threading.h"
 
 namespace kiln::ops {
+
+namespace {
+
+// A team member costs a barrier per step (a fraction of a microsecond between cores) and, once
+// per sequence, a wake-up (tens of microseconds when the worker sleeps): a member needs steps
+// of at least this many multiply-adds (~1 us), and the sequence this many in all.
+constexpr int64_t kMinMemberStepFma = 16384;
+constexpr int64_t kMinTeamFma = int64_t{1} << 20;
+// One run in this many takes the mode (team or one thread) that has lately been slower, to
+// notice when the machine's load changes.
+constexpr uint32_t kExploreEvery = 16;
+std::atomic<bool> g_choose_by_time{true};
+std::atomic<int64_t> g_min_member_step_fma{kMinMemberStepFma}, g_min_team_fma{kMinTeamFma};
+
+}  // namespace
+
+void LstmPacked::set_team_thresholds(int64_t member_step_fma, int64_t sequence_fma) {
+  g_min_member_step_fma = member_step_fma < 0 ? kMinMemberStepFma : member_step_fma;
+  g_min_team_fma = sequence_fma < 0 ? kMinTeamFma : sequence_fma;
+  g_choose_by_time = member_step_fma < 0 && sequence_fma < 0;
+}
 
 LstmPacked::LstmPacked(std::shared_ptr<const Lstm> reference, const Tensor& w, const Tensor& r,
                        const Tensor* bias, const Tensor* peepholes)
@@ -14,34 +37,86 @@ LstmPacked::LstmPacked(std::shared_ptr<const Lstm> reference, const Tensor& w, c
       w.dtype() == DatumType::F32 && r.dtype() == DatumType::F32 && w.rank() == 3 && r.rank() == 3,
       "LstmPacked: W and R must be f32 of rank 3");
   kernel_ = &kernels::default_micro_kernel();
+  step_ = &kernels::lstm_kernels();
   const int64_t nd = w.dim(0);
   hidden_ = r.dim(2);
   input_ = w.dim(2);
-  const int64_t gh = 4 * hidden_;
+  const int64_t H = hidden_, gh = 4 * H, block = step_->block;
+  blocks_ = kernels::lstm_blocks(H, block);
+  const int64_t gp = 4 * blocks_ * block;  // gate columns, blocked and padded
   KILN_ENSURE(w.dim(1) == gh && r.dim(0) == nd && r.dim(1) == gh,
               "LstmPacked: W [{}] and R [{}] do not describe an LSTM", shape_to_string(w.shape()),
               shape_to_string(r.shape()));
+  std::vector<float> w_blocked(static_cast<size_t>(gp * input_));
   for (int64_t d = 0; d < nd; d++) {
     Direction dir;
     const float* wd = w.data<float>() + d * gh * input_;
-    // Column j of W^T (gate j) at wd[j * input + kk].
-    dir.w = std::make_shared<kernels::PackedMatrix>(wd, gh, input_, input_, 1, kernel_->nr);
-    dir.bias.assign(static_cast<size_t>(gh), 0.0f);
-    if (bias) {
-      const float* b = bias->data<float>() + d * 2 * gh;
-      for (int64_t g = 0; g < gh; g++) dir.bias[g] = b[g] + b[gh + g];
+    const float* b = bias ? bias->data<float>() + d * 2 * gh : nullptr;
+    dir.bias.assign(static_cast<size_t>(gp), 0.0f);
+    for (int64_t col = 0; col < gp; col++) {
+      const int64_t row = kernels::lstm_gate_row(col, H, block);
+      float* dst = w_blocked.data() + col * input_;
+      if (row < 0) {
+        std::fill_n(dst, input_, 0.0f);
+        continue;
+      }
+      std::copy_n(wd + row * input_, input_, dst);
+      if (b) dir.bias[col] = b[row] + b[gh + row];
     }
-    const float* rd = r.data<float>() + d * gh * hidden_;
-    dir.r_t.resize(static_cast<size_t>(hidden_ * gh));
-    for (int64_t g = 0; g < gh; g++) {
-      for (int64_t j = 0; j < hidden_; j++) dir.r_t[j * gh + g] = rd[g * hidden_ + j];
-    }
+    // Column j of W^T (blocked gate column j) at w_blocked[j * input + kk].
+    dir.w = std::make_shared<kernels::PackedMatrix>(w_blocked.data(), gp, input_, input_, 1,
+                                                    kernel_->nr);
+    dir.r = Tensor(DatumType::F32, {std::max<int64_t>(blocks_ * H * 4 * block, 1)});
+    kernels::pack_lstm_r(r.data<float>() + d * gh * H, H, block, dir.r.data<float>());
     if (peepholes) {
-      const float* p = peepholes->data<float>() + d * 3 * hidden_;
-      dir.peepholes.assign(p, p + 3 * hidden_);
+      const float* p = peepholes->data<float>() + d * 3 * H;
+      dir.peepholes.assign(static_cast<size_t>(blocks_ * 3 * block), 0.0f);
+      for (int64_t k = 0; k < blocks_; k++) {
+        for (int64_t q = 0; q < 3; q++) {
+          for (int64_t u = 0; u < block && k * block + u < H; u++) {
+            dir.peepholes[(k * 3 + q) * block + u] = p[q * H + k * block + u];
+          }
+        }
+      }
     }
     dirs_.push_back(std::move(dir));
   }
+}
+
+int LstmPacked::team_threads(int64_t steps, int64_t step_fma) const {
+  if (steps * step_fma < g_min_team_fma.load(std::memory_order_relaxed)) return 1;
+  const int64_t by_work = std::max<int64_t>(
+      1, step_fma / std::max<int64_t>(1, g_min_member_step_fma.load(std::memory_order_relaxed)));
+  return static_cast<int>(std::min<int64_t>({num_threads(), by_work, (blocks_ + 1) / 2}));
+}
+
+bool LstmPacked::use_team(bool& record) const {
+  const uint32_t run = runs_.fetch_add(1, std::memory_order_relaxed);
+  record = true;
+  if (!g_choose_by_time.load(std::memory_order_relaxed)) return true;
+  // A mode is tried for two runs in a row and only the second is recorded: the first after a
+  // switch pays for it (the pool's workers asleep or not started, caches holding the other
+  // mode's data). Runs 0-1 try the team, 2-3 one thread; then every kExploreEvery runs, the
+  // slower one.
+  const uint32_t phase = run % kExploreEvery;
+  if (run < 4) {
+    record = run % 2 == 1;
+    return run < 2;
+  }
+  const bool team_faster =
+      team_ns_.load(std::memory_order_relaxed) <= solo_ns_.load(std::memory_order_relaxed);
+  if (phase < 2) {
+    record = phase == 1;
+    return !team_faster;
+  }
+  return team_faster;
+}
+
+void LstmPacked::record_time(bool team, int64_t ns_per_step) const {
+  std::atomic<int64_t>& avg = team ? team_ns_ : solo_ns_;
+  const int64_t old = avg.load(std::memory_order_relaxed);
+  ns_per_step = std::max<int64_t>(ns_per_step, 1);
+  avg.store(old == 0 ? ns_per_step : (old + ns_per_step) / 2, std::memory_order_relaxed);
 }
 
 void LstmPacked::eval(EvalContext& ctx, const TensorRefs& inputs) const {
@@ -51,7 +126,7 @@ void LstmPacked::eval(EvalContext& ctx, const TensorRefs& inputs) const {
               "LstmPacked: X must be f32 [.., .., {}], got [{}]", input_,
               shape_to_string(x.shape()));
   const int64_t nd = static_cast<int64_t>(dirs_.size());
-  const int64_t H = hidden_, GH = 4 * H;
+  const int64_t H = hidden_, block = step_->block, HP = blocks_ * block, GP = 4 * HP;
   const int64_t S = batch_first ? x.dim(1) : x.dim(0);
   const int64_t B = batch_first ? x.dim(0) : x.dim(1);
   // Reusable shapes: no allocation per run.
@@ -79,51 +154,84 @@ void LstmPacked::eval(EvalContext& ctx, const TensorRefs& inputs) const {
   Tensor* y = ctx.num_outputs() > 0 ? &ctx.output(0, DatumType::F32, y_shape) : nullptr;
   Tensor* yh = ctx.num_outputs() > 1 ? &ctx.output(1, DatumType::F32, state_shape) : nullptr;
   Tensor* yc = ctx.num_outputs() > 2 ? &ctx.output(2, DatumType::F32, state_shape) : nullptr;
-  const kernels::VecMath& vm = kernels::vec_math();
 
-  thread_local std::vector<float> xw, gates, h, c;
-  xw.resize(static_cast<size_t>(S * B * GH));
-  gates.resize(static_cast<size_t>(GH));
-  h.resize(static_cast<size_t>(H));
-  c.resize(static_cast<size_t>(H));
+  // Per direction: the projections of every row, then h twice (the step reads one and writes the
+  // other) and c, each B * HP.
+  float* xw = ctx.scratch<float>(static_cast<size_t>(std::max<int64_t>(nd * S * B * GP, 1)));
+  float* hs = ctx.scratch<float>(static_cast<size_t>(nd * 2 * B * HP));
+  float* cs = ctx.scratch<float>(static_cast<size_t>(nd * B * HP));
+  auto h_at = [&](int64_t d, int64_t k, int64_t b) { return hs + ((d * 2 + k % 2) * B + b) * HP; };
+  auto c_at = [&](int64_t d, int64_t b) { return cs + (d * B + b) * HP; };
   for (int64_t d = 0; d < nd; d++) {
+    for (int64_t b = 0; b < B; b++) {
+      // Padding units start at 0 (their gates are 0: they stay finite and are never read).
+      float* h = h_at(d, 0, b);
+      float* c = c_at(d, b);
+      std::fill_n(h, HP, 0.0f);
+      std::fill_n(c, HP, 0.0f);
+      if (const Tensor* t = opt(5)) std::copy_n(t->data<float>() + state_index(d, b), H, h);
+      if (const Tensor* t = opt(6)) std::copy_n(t->data<float>() + state_index(d, b), H, c);
+    }
+  }
+  const int team_size = team_threads(S, nd * B * GP * H);
+  const bool measured = team_size > 1;
+  bool record = false;
+  const int team = measured && use_team(record) ? team_size : 1;
+  for (int64_t d = 0; d < nd; d++) {
+    if (S * B == 0) break;
     const Direction& dir = dirs_[static_cast<size_t>(d)];
     // Input projection for every (step, batch) row of X in its own order, in one product.
     kernels::Epilogue ep;
     ep.col_bias = dir.bias.data();
     kernels::StridedSource a(x.data<float>(), S * B, input_, input_, 1, kernel_->mr);
-    // The recurrent loop below is serial; the projection is split over threads only when it is
-    // large (a keyword spotter's 100 steps x 512 gates x 128 inputs, 6.5M FMAs, ~0.1 ms, is not):
-    // for small products the worker's wake-up and spinning cost more CPU than the split saves,
-    // and on a loaded machine waiting for a descheduled worker stalls the whole step loop.
-    const int threads = S * B * GH * input_ >= (int64_t{1} << 25) ? 0 : 1;
-    kernels::mmm(*kernel_, S * B, GH, input_, a, *dir.w, ep, xw.data(), GH, threads);
-    const bool reverse = reference_->config().direction == RnnDirection::Reverse || d == 1;
-    for (int64_t b = 0; b < B; b++) {
-      if (const Tensor* t = opt(5)) {
-        std::copy_n(t->data<float>() + state_index(d, b), H, h.begin());
-      } else {
-        std::fill(h.begin(), h.end(), 0.0f);
-      }
-      if (const Tensor* t = opt(6)) {
-        std::copy_n(t->data<float>() + state_index(d, b), H, c.begin());
-      } else {
-        std::fill(c.begin(), c.end(), 0.0f);
-      }
-      for (int64_t k = 0; k < S; k++) {
-        const int64_t t = reverse ? S - 1 - k : k;
-        const int64_t row = batch_first ? b * S + t : t * B + b;
-        vm.gemv(h.data(), dir.r_t.data(), xw.data() + row * GH, gates.data(), H, GH);
-        vm.lstm_cell(gates.data(), dir.peepholes.empty() ? nullptr : dir.peepholes.data(), c.data(),
-                     h.data(), H);
-        if (y) {
-          int64_t at = batch_first ? ((b * S + t) * nd + d) * H : ((t * nd + d) * B + b) * H;
-          std::copy_n(h.begin(), H, y->data<float>() + at);
+    // Split over threads only when it is large or the team wakes the workers anyway: for small
+    // products the wake-up and spinning cost more CPU than the split saves, and on a loaded
+    // machine waiting for a descheduled worker stalls the whole step loop.
+    const int threads = team > 1 || S * B * GP * input_ >= (int64_t{1} << 25) ? 0 : 1;
+    kernels::mmm(*kernel_, S * B, GP, input_, a, *dir.w, ep, xw + d * S * B * GP, GP, threads);
+  }
+  const RnnDirection direction = reference_->config().direction;
+  // Each step is shared by the team in pieces of two blocks (the kernel's widest): a piece
+  // updates its units of c and h (of every direction and batch item) and writes them to Y. The
+  // step ends when every piece is done, which publishes the new h to every member.
+  const auto start = std::chrono::steady_clock::now();
+  run_team(team, [&](int member, Team& t) {
+    int64_t k = 0;
+    auto piece = [&](int64_t first, int64_t last) {
+      const int64_t u0 = std::min(first * block, H), u1 = std::min(last * block, H);
+      for (int64_t d = 0; d < nd; d++) {
+        const Direction& dir = dirs_[static_cast<size_t>(d)];
+        const bool reverse = direction == RnnDirection::Reverse || d == 1;
+        const int64_t step = reverse ? S - 1 - k : k;
+        for (int64_t b = 0; b < B; b++) {
+          const int64_t row = batch_first ? b * S + step : step * B + b;
+          float* h_new = h_at(d, k + 1, b);
+          step_->step(dir.r.data<float>(), xw + (d * S * B + row) * GP,
+                      dir.peepholes.empty() ? nullptr : dir.peepholes.data(), h_at(d, k, b), H,
+                      c_at(d, b), h_new, first, last);
+          if (y) {
+            const int64_t at =
+                batch_first ? ((b * S + step) * nd + d) * H : ((step * nd + d) * B + b) * H;
+            std::copy(h_new + u0, h_new + u1, y->data<float>() + at + u0);
+          }
         }
       }
-      if (yh) std::copy_n(h.begin(), H, yh->data<float>() + state_index(d, b));
-      if (yc) std::copy_n(c.begin(), H, yc->data<float>() + state_index(d, b));
+    };
+    for (k = 0; k < S; k++) t.for_each(member, blocks_, piece, 2);
+    if (member != 0) return;
+    for (int64_t d = 0; d < nd; d++) {
+      for (int64_t b = 0; b < B; b++) {
+        const int64_t at = state_index(d, b);
+        if (yh) std::copy_n(h_at(d, S, b), H, yh->data<float>() + at);
+        if (yc) std::copy_n(c_at(d, b), H, yc->data<float>() + at);
+      }
     }
+  });
+  if (measured && record) {
+    const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                        std::chrono::steady_clock::now() - start)
+                        .count();
+    record_time(team > 1, ns / std::max<int64_t>(S, 1));
   }
 }
 

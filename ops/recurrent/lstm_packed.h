@@ -1,14 +1,19 @@
 // LstmPacked: an f32 LSTM with constant weights specialised at optimize time (Lstm::codegen): the
 // input projection of all time steps is one packed matrix product (W packed once, both biases
-// fused as its column bias), and the recurrent loop is a vectorized matrix-vector product with R
-// (transposed once) followed by the fused gate kernel (sigmoid, tanh, peepholes). Default
-// activations, no clip, no input_forget, no sequence_lens: otherwise codegen keeps the reference.
+// fused as its column bias), and each recurrent step is one fused kernel (kernels/recurrent/
+// lstm_step.h: the product with R and the cell, peepholes included) over the hidden units, whose
+// weights and gates are laid out in blocks of the vector width. Long sequences of large steps are
+// run by a team of threads (run_team), each owning a range of blocks and publishing its part of
+// h through a barrier per step; results do not depend on the thread count. Default activations,
+// no clip, no input_forget, no sequence_lens: otherwise codegen keeps the reference.
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <vector>
 
 #include "kernels/mmm/mmm.h"
+#include "kernels/recurrent/lstm_step.h"
 #include "ops/recurrent/lstm.h"
 
 namespace kiln::ops {
@@ -25,18 +30,36 @@ class LstmPacked : public Op {
   }
   void eval(EvalContext& ctx, const TensorRefs& inputs) const override;
   Cost cost(const FactRefs& inputs) const override { return reference_->cost(inputs); }
+  // The least work for which a sequence is split between threads: per member and step, and for
+  // the whole sequence (multiply-adds). Process-wide; tests lower them to split small LSTMs,
+  // and then every run that can be split is (no choice by measured time, see use_team).
+  // Negative: the defaults.
+  static void set_team_thresholds(int64_t member_step_fma, int64_t sequence_fma);
 
  private:
+  // One direction's weights in the blocked layout of kernels/recurrent/lstm_step.h.
   struct Direction {
-    std::shared_ptr<const kernels::PackedMatrix> w;  // B side: [i, 4h] column panels
-    std::vector<float> bias;                         // Wb + Rb, 4h
-    std::vector<float> r_t;                          // R transposed: [h, 4h]
-    std::vector<float> peepholes;                    // 3h or empty
+    std::shared_ptr<const kernels::PackedMatrix> w;  // B side: [i, 4 * padded hidden] panels
+    std::vector<float> bias;                         // Wb + Rb, 4 * padded hidden, blocked
+    Tensor r;                                        // blocked R panels (aligned)
+    std::vector<float> peepholes;                    // blocked [blocks][3][block], or empty
   };
+  // Team members for a step of `step_fma` multiply-adds repeated `steps` times.
+  int team_threads(int64_t steps, int64_t step_fma) const;
   std::shared_ptr<const Lstm> reference_;
   const kernels::MicroKernel* kernel_;
-  int64_t hidden_, input_;
+  const kernels::LstmKernels* step_;
+  int64_t hidden_, input_, blocks_;
   std::vector<Direction> dirs_;
+  // The team or one thread, whichever has lately been faster per step (ns per step, each new
+  // measurement averaged with the last; after warm-up runs of each, the slower one is retried
+  // every kExploreEvery runs): when other processes
+  // hold the cores, waiting for descheduled members costs more than the split saves. Results do
+  // not depend on the choice.
+  bool use_team(bool& record) const;
+  void record_time(bool team, int64_t ns_per_step) const;
+  mutable std::atomic<int64_t> team_ns_{0}, solo_ns_{0};
+  mutable std::atomic<uint32_t> runs_{0};
 };
 
 }  // namespace kiln::ops

@@ -5,7 +5,11 @@
 // order changes outputs by ~0.1.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <iterator>
 #include <random>
+
+#include "core/threading.h"
 
 #include "ops/recurrent/lstm.h"
 #include "ops/recurrent/lstm_packed.h"
@@ -88,6 +92,89 @@ TEST(OpsLstmPacked, MatchesReference) {
          .hidden = 64,
          .initial = true});
   check({.direction = RnnDirection::Bidirectional, .layout = 1, .seq = 1, .hidden = 1});
+}
+
+// Random LSTMs split between 1, 2 and 3 threads (the team thresholds lowered so that every
+// LSTM of two or more pieces is split): the outputs must be bitwise identical whatever the thread
+// count (each unit's sums in the same order wherever it runs), and match the reference. Weights
+// are scaled by 1 / sqrt(hidden) (as trained LSTMs are), so pre-activations stay O(1) for every
+// size; tolerance 5e-5 absolute: float sums of up to 200 + 40 terms per step (relative error
+// ~1e-6 of their O(1) size), the vec_math sigmoid / tanh (<= 6e-7), accumulated over up to 50
+// steps through c (|f| < 1 damps it). A wrong block, gate or slice boundary changes outputs by
+// > 1e-2.
+TEST(OpsLstmPacked, SplitBetweenThreadsIsBitwiseIdentical) {
+  ops::LstmPacked::set_team_thresholds(0, 0);
+  const int saved_threads = num_threads();
+  std::mt19937 rng(2026);
+  const int64_t hiddens[] = {1, 3, 8, 9, 15, 16, 17, 24, 31, 33, 48, 63, 100, 129, 200};
+  for (int trial = 0; trial < 40; trial++) {
+    const int64_t hidden = hiddens[trial % std::size(hiddens)];
+    const int64_t seq = std::uniform_int_distribution<int64_t>(1, 50)(rng);
+    const int64_t batch = 1 + trial % 2, input = std::uniform_int_distribution<int64_t>(1, 40)(rng);
+    const RnnDirection direction =
+        trial % 5 == 3 ? RnnDirection::Bidirectional
+                       : (trial % 5 == 4 ? RnnDirection::Reverse : RnnDirection::Forward);
+    const int64_t layout = trial % 3 == 2 ? 1 : 0,
+                  nd = direction == RnnDirection::Bidirectional ? 2 : 1;
+    const bool peepholes = trial % 4 == 1, initial = trial % 3 == 0, bias = trial % 7 != 6;
+    SCOPED_TRACE(::testing::Message()
+                 << "trial " << trial << " hidden " << hidden << " seq " << seq << " batch "
+                 << batch << " input " << input << " nd " << nd << " layout " << layout
+                 << " peepholes " << peepholes << " initial " << initial);
+    RecurrentConfig c;
+    c.direction = direction;
+    c.layout = layout;
+    ops::Lstm lstm(c, false);
+    const float ws = 1.0f / std::sqrt(static_cast<float>(hidden));
+    Shape xs = layout ? Shape{batch, seq, input} : Shape{seq, batch, input};
+    Shape ss = layout ? Shape{batch, nd, hidden} : Shape{nd, batch, hidden};
+    std::vector<Tensor> in = {random_tensor(rng, xs, 1.0f),
+                              random_tensor(rng, {nd, 4 * hidden, input}, ws),
+                              random_tensor(rng, {nd, 4 * hidden, hidden}, ws),
+                              random_tensor(rng, {nd, 8 * hidden}),
+                              Tensor(),
+                              random_tensor(rng, ss),
+                              random_tensor(rng, ss),
+                              random_tensor(rng, {nd, 3 * hidden})};
+    std::vector<bool> absent = {false, false, false, !bias, true, !initial, !initial, !peepholes};
+    std::vector<Fact> facts;
+    for (size_t i = 0; i < in.size(); i++) {
+      facts.push_back(i == 0 || absent[i] ? Fact(DatumType::F32, in[i].shape())
+                                          : Fact::constant(in[i]));
+    }
+    FactRefs refs = fact_refs(facts);
+    for (size_t i = 0; i < in.size(); i++) {
+      if (absent[i]) refs[i] = nullptr;
+    }
+    OpPtr fast = lstm.codegen(refs);
+    ASSERT_NE(fast, nullptr);
+    auto want = run_op(lstm, in, 3, absent);
+    set_num_threads(1);
+    auto one = run_op(*fast, in, 3, absent);
+    for (size_t o = 0; o < 3; o++) {
+      ASSERT_EQ(one[o].shape(), want[o].shape()) << "output " << o;
+      for (int64_t i = 0; i < one[o].numel(); i++) {
+        ASSERT_NEAR(one[o].data<float>()[i], want[o].data<float>()[i], 5e-5)
+            << "output " << o << " at " << i;
+      }
+    }
+    for (int threads : {2, 3}) {
+      set_num_threads(threads);
+      // Twice: the second run reuses the team's workers while they still spin.
+      for (int run = 0; run < 2; run++) {
+        auto got = run_op(*fast, in, 3, absent);
+        for (size_t o = 0; o < 3; o++) {
+          ASSERT_EQ(got[o].shape(), one[o].shape());
+          for (int64_t i = 0; i < got[o].numel(); i++) {
+            ASSERT_EQ(got[o].data<float>()[i], one[o].data<float>()[i])
+                << threads << " threads, output " << o << " at " << i;
+          }
+        }
+      }
+    }
+  }
+  set_num_threads(saved_threads);
+  ops::LstmPacked::set_team_thresholds(-1, -1);
 }
 
 TEST(OpsLstmPacked, KeepsReferenceForUnsupportedVariants) {

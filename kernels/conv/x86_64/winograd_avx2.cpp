@@ -1,0 +1,11 @@
+// The Winograd transforms compiled with avx2 flags (see CMakeLists: *_avx2.cpp).
+#include "kernels/conv/winograd_impl.h"
+
+namespace kiln::kernels {
+
+WinogradIsaFns winograd_fns_avx2() {
+  return {&winograd_input_body, &winograd_output_body, &winograd_input_body4,
+          &winograd_output_body4};
+}
+
+}  // namespace kiln::kernels
