@@ -111,12 +111,16 @@ inline void simd_tile(int64_t k, const float* __restrict a, BRows br, const Tile
   }
   const bool masked = Edge && last_lanes < W;
   const typename S::Mask mask = S::mask(Edge ? last_lanes : W);
+  // B in place: each k step prefetches its row `b_ahead` floats ahead, in the column tile the
+  // next calls read (the first pass over a block of B reads it from memory, one line per k step).
+  // A short k makes a tile short, so the prefetch goes further (2 or 4 tiles: the 16x3025x64
+  // squeeze of squeezenet1_1 ran ~11% faster at 2 than at 1); a long k keeps it at the next tile,
+  // whose k lines are already half of L1 (2 tiles ahead made 32x784x192 ~15% slower).
+  const int64_t b_ahead = (k >= 128 ? 1 : k >= 64 ? 2 : 4) * NVP * W;
   // One k step into the accumulators `into`.
   auto step = [&](const float* ak, const float* __restrict bk, V(&into)[R][NV]) {
     V bv[NV];
-    // B in place: the same row of the next column tile, which the next call reads (the first
-    // pass over a block of B reads it from memory, at one line per k step).
-    if constexpr (BRows::kInPlace && !Edge) __builtin_prefetch(bk + NVP * W);
+    if constexpr (BRows::kInPlace && !Edge) __builtin_prefetch(bk + b_ahead);
 #pragma GCC unroll 4
     for (int j = 0; j < NV; j++) {
       if constexpr (!BRows::kInPlace) {
@@ -135,6 +139,27 @@ inline void simd_tile(int64_t k, const float* __restrict a, BRows br, const Tile
     }
   };
   int64_t kk = 0;
+  // From B panels, the A panel (a model's weights, read once per run per block of B) comes from
+  // L3 or memory at the first panel of each block: one prefetch per two k steps (2 x MR floats,
+  // at most a line) keeps its lines kAheadA floats (64 steps of a 6-row panel) ahead in flight; at
+  // the block's other panels they hit L1 (measured within noise warm, +4..8% on mmm_cold_a). A
+  // prefetch past the panel's end touches the next panel, which the next row of tiles reads.
+  // Below kMinDepth steps the panel is small (the whole matrix stays in cache from run to run),
+  // and the extra instruction per two steps made the 16..32-deep expansions of mobilenet_v2 a few
+  // % slower per node.
+  // B in place: few rows of A (mmm_in_place_pays), which stay in L1.
+  if constexpr (U == 1 && !BRows::kInPlace) {
+    static_assert(2 * MR <= 16, "one prefetch per two k steps covers each line of A");
+    constexpr int64_t kAheadA = 384, kMinDepth = 128;
+    for (; k >= kMinDepth && kk + 2 <= k; kk += 2) {
+      __builtin_prefetch(a + kAheadA);
+      step(a, br.row(), acc);
+      br.next();
+      step(a + MR, br.row(), acc);
+      br.next();
+      a += 2 * MR;
+    }
+  }
   if constexpr (U > 1) {
     for (; kk + 2 <= k; kk += 2) {
       step(a, br.row(), acc);
