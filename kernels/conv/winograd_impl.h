@@ -89,30 +89,6 @@ inline void input_run(const float* __restrict in, int64_t pw, int64_t n, int64_t
   }
 }
 
-inline void winograd_input_body(const WinogradBlock& b, float* v) {
-  const int64_t nr = b.nr;
-  const int64_t panels = (b.t1 - b.t0 + nr - 1) / nr;
-  const int64_t panel_floats = b.panel_floats;
-  const int64_t ps = b.point_floats;
-  for_tile_runs(b.t0, b.t1, b.tiles_x, nr, [&](int64_t ty, int64_t tx0, int64_t tx1, int64_t j0) {
-    const int64_t p = j0 / nr, j = j0 % nr;
-    const float* in = b.padded + 2 * ty * b.pw + 2 * tx0;
-    float* out = v + p * panel_floats + j;
-    for (int64_t ci = 0; ci < b.c; ci++) {
-      input_run(in + ci * b.plane, b.pw, tx1 - tx0, nr - j, out + ci * nr, ps);
-    }
-  });
-  // The last panel's lanes past the block's tiles: zeros (their products are computed, unused).
-  const int64_t used = (b.t1 - b.t0) - (panels - 1) * nr;
-  if (used < nr) {
-    for (int xi = 0; xi < kWinogradPoints; xi++) {
-      float* last = v + xi * ps + (panels - 1) * panel_floats;
-      for (int64_t ci = 0; ci < b.c; ci++)
-        std::fill(last + ci * nr + used, last + ci * nr + nr, 0.f);
-    }
-  }
-}
-
 // Y = Aᵀ M A for `n` tiles of one row, kWinoVec tiles at a time: point ξ of tile k at
 // m[ξ * ps + k] (read up to kWinoVec floats past the run: M has that slack); writes the 2x2
 // outputs + bias into output rows y0 (and y1 when not null) at columns 2k, 2k + 1 (2k only for the
@@ -289,27 +265,43 @@ inline void input_run4(const float* __restrict in, int64_t pw, int64_t n, int64_
   }
 }
 
-inline void winograd_input_body4(const WinogradBlock& b, float* v) {
+// The input transform of a block into V's panels, for output tiles of T x T (F(2x2) or F(4x4)).
+template <int T>
+inline void winograd_input_blocks(const WinogradBlock& b, float* v) {
+  constexpr int points = (T + 2) * (T + 2);
   const int64_t nr = b.nr;
   const int64_t panels = (b.t1 - b.t0 + nr - 1) / nr;
   const int64_t panel_floats = b.panel_floats;
   const int64_t ps = b.point_floats;
   for_tile_runs(b.t0, b.t1, b.tiles_x, nr, [&](int64_t ty, int64_t tx0, int64_t tx1, int64_t j0) {
     const int64_t p = j0 / nr, j = j0 % nr;
-    const float* in = b.padded + 4 * ty * b.pw + 4 * tx0;
+    const float* in = b.padded + T * ty * b.pw + T * tx0;
     float* out = v + p * panel_floats + j;
     for (int64_t ci = 0; ci < b.c; ci++) {
-      input_run4(in + ci * b.plane, b.pw, tx1 - tx0, nr - j, out + ci * nr, ps);
+      if constexpr (T == 2) {
+        input_run(in + ci * b.plane, b.pw, tx1 - tx0, nr - j, out + ci * nr, ps);
+      } else {
+        input_run4(in + ci * b.plane, b.pw, tx1 - tx0, nr - j, out + ci * nr, ps);
+      }
     }
   });
+  // The last panel's lanes past the block's tiles: zeros (their products are computed, unused).
   const int64_t used = (b.t1 - b.t0) - (panels - 1) * nr;
   if (used < nr) {
-    for (int xi = 0; xi < kWinogradPoints4; xi++) {
+    for (int xi = 0; xi < points; xi++) {
       float* last = v + xi * ps + (panels - 1) * panel_floats;
       for (int64_t ci = 0; ci < b.c; ci++)
         std::fill(last + ci * nr + used, last + ci * nr + nr, 0.f);
     }
   }
+}
+
+inline void winograd_input_body(const WinogradBlock& b, float* v) {
+  winograd_input_blocks<2>(b, v);
+}
+
+inline void winograd_input_body4(const WinogradBlock& b, float* v) {
+  winograd_input_blocks<4>(b, v);
 }
 
 // Y = Aᵀ M A of F(4x4, 3x3) for `n` tiles of one row: `rows` (1..4) output rows y[r] (residual
