@@ -88,8 +88,14 @@ OpPtr Conv::codegen(const FactRefs& inputs) const {
   if (b && !b->value) return nullptr;
   if (!x.shape[1].is_int() || x.shape[1].to_int() != w.value->dim(1) * group_) return nullptr;
   WindowGeometry g = geo_.complete(x.rank() - 2, name(), weight_kernel_dims(w, name()));
+  // Spatial dims known now let ConvPacked choose its algorithm (and weights) once.
+  Shape in_spatial;
+  for (size_t i = 2; i < x.rank(); i++) {
+    if (x.shape[i].is_int()) in_spatial.push_back(x.shape[i].to_int());
+  }
+  const bool known = in_spatial.size() == x.rank() - 2;
   return std::make_shared<ConvPacked>(std::make_shared<Conv>(*this), g, group_, *w.value,
-                                      b ? b->value.get() : nullptr);
+                                      b ? b->value.get() : nullptr, known ? &in_spatial : nullptr);
 }
 
 namespace {

@@ -14,10 +14,24 @@ namespace kiln::ops {
 
 namespace {
 constexpr int kWinogradTile = 4;  // F(4x4, 3x3); see the constructor
+
+kernels::ConvGeometry conv_geometry(const Window3& w3) {
+  kernels::ConvGeometry geo;
+  for (int a = 0; a < 3; a++) {
+    geo.in[a] = w3.in[a];
+    geo.out[a] = w3.out[a];
+    geo.kernel[a] = w3.kernel[a];
+    geo.stride[a] = w3.stride[a];
+    geo.dilation[a] = w3.dilation[a];
+    geo.pad[a] = w3.pad[a];
+  }
+  return geo;
+}
 }  // namespace
 
 ConvPacked::ConvPacked(std::shared_ptr<const Conv> reference, WindowGeometry geometry,
-                       int64_t group, const Tensor& weights, const Tensor* bias)
+                       int64_t group, const Tensor& weights, const Tensor* bias,
+                       const Shape* in_spatial)
     : reference_(std::move(reference)), geo_(std::move(geometry)), group_(group) {
   KILN_ENSURE(weights.dtype() == DatumType::F32 && weights.rank() >= 3,
               "ConvPacked: weights must be f32 [M, C/group, k...]");
@@ -32,11 +46,6 @@ ConvPacked::ConvPacked(std::shared_ptr<const Conv> reference, WindowGeometry geo
   if (depthwise_) {
     weights_ = std::make_shared<std::vector<float>>(w, w + weights.numel());
   } else {
-    int64_t mg = out_channels_ / group_, kin = in_channels_per_group_ * kernel_size_;
-    for (int64_t g = 0; g < group_; g++) {
-      packed_.push_back(
-          std::make_shared<kernels::PackedMatrix>(w + g * mg * kin, mg, kin, kin, 1, kernel_->mr));
-    }
     // 3x3 kernels: the Winograd filter transform too, when the channels make it pay (the
     // geometry, known at run time, is checked then). F(4x4, 3x3): on AVX2, one thread, it beat
     // F(2x2, 3x3) on every squeezenet fire expand conv (55x55 16->64: 0.51 vs 0.57 ms, 27x27
@@ -46,10 +55,28 @@ ConvPacked::ConvPacked(std::shared_ptr<const Conv> reference, WindowGeometry geo
     kernels::ConvGeometry g3;
     g3.kernel[1] = g3.kernel[2] = 3;
     g3.out[1] = g3.out[2] = 1 << 20;
-    if (group_ == 1 && weights.rank() == 4 && weights.dim(2) == 3 && weights.dim(3) == 3 &&
-        kernels::winograd_pays(*kernel_, out_channels_, in_channels_per_group_, g3)) {
+    bool use_winograd = group_ == 1 && weights.rank() == 4 && weights.dim(2) == 3 &&
+                        weights.dim(3) == 3 &&
+                        kernels::winograd_pays(*kernel_, out_channels_, in_channels_per_group_, g3);
+    // A plane known now decides for every run: one form of the weights (F(4x4)'s are 4x the
+    // size of the packed ones).
+    bool winograd_only = false;
+    if (use_winograd && in_spatial) {
+      const WindowGeometry::Resolved r = geo_.resolve(*in_spatial, "Conv");
+      const kernels::ConvGeometry known =
+          conv_geometry(make_window3(geo_, *in_spatial, r.output, r.pad_begin, "Conv"));
+      winograd_only =
+          kernels::winograd_pays(*kernel_, out_channels_, in_channels_per_group_, known);
+      use_winograd = winograd_only;
+    }
+    if (use_winograd) {
       winograd_ = std::make_shared<kernels::WinogradWeights>(
           w, out_channels_, in_channels_per_group_, *kernel_, kWinogradTile);
+    }
+    int64_t mg = out_channels_ / group_, kin = in_channels_per_group_ * kernel_size_;
+    for (int64_t g = 0; g < group_ && !winograd_only; g++) {
+      packed_.push_back(
+          std::make_shared<kernels::PackedMatrix>(w + g * mg * kin, mg, kin, kin, 1, kernel_->mr));
     }
   }
   if (bias) {
@@ -126,16 +153,8 @@ kernels::ConvGeometry ConvPacked::output_geometry(EvalContext& ctx, const Tensor
   Shape& out_spatial = ctx.temp_shape(1);
   Shape& pad_begin = ctx.temp_shape(2);
   geo_.resolve_into(in_spatial, "Conv", out_spatial, pad_begin);
-  Window3 w3 = make_window3(geo_, in_spatial, out_spatial, pad_begin, "Conv");
-  kernels::ConvGeometry geo;
-  for (int a = 0; a < 3; a++) {
-    geo.in[a] = w3.in[a];
-    geo.out[a] = w3.out[a];
-    geo.kernel[a] = w3.kernel[a];
-    geo.stride[a] = w3.stride[a];
-    geo.dilation[a] = w3.dilation[a];
-    geo.pad[a] = w3.pad[a];
-  }
+  kernels::ConvGeometry geo =
+      conv_geometry(make_window3(geo_, in_spatial, out_spatial, pad_begin, "Conv"));
   out_shape.clear();
   out_shape.push_back(x.dim(0));
   out_shape.push_back(out_channels_);
@@ -219,7 +238,13 @@ void ConvPacked::compute(const TensorRefs& inputs, const kernels::ConvGeometry& 
       }
       ep.min = min_;
       ep.max = max_;
-      if (winograd_ && kernels::winograd_pays(*kernel_, mg, cg, geo)) {
+      if (packed_.empty()) {
+        // Only Winograd weights (the plane was known at optimize time): the run must match it.
+        KILN_ENSURE(kernels::winograd_pays(*kernel_, mg, cg, geo),
+                    "ConvPacked: input plane {}x{} is not the one this conv was optimized for",
+                    geo.in[1], geo.in[2]);
+      }
+      if (winograd_ && (packed_.empty() || kernels::winograd_pays(*kernel_, mg, cg, geo))) {
         // Scratch owned by the calling thread and lent to the workers (no allocation once sized).
         thread_local std::vector<float> wpadded, wscratch;
         const auto np =

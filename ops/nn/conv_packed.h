@@ -21,8 +21,11 @@ class ConvPacked : public Op {
  public:
   // `reference`: the Conv replaced (for output facts and printing); weights [M, C/group, k...]
   // and bias [M] (may be null) f32 constants.
+  // `in_spatial`: the input's spatial dims when the facts know them (null: not known until run
+  // time). Known, they decide between Winograd and the matrix product once, so only one form of
+  // the weights is kept.
   ConvPacked(std::shared_ptr<const Conv> reference, WindowGeometry geometry, int64_t group,
-             const Tensor& weights, const Tensor* bias);
+             const Tensor& weights, const Tensor* bias, const Shape* in_spatial = nullptr);
   std::string name() const override { return "ConvPacked"; }
   Attributes attributes() const override;
   std::vector<Fact> output_facts(const FactRefs& inputs) const override;
@@ -42,6 +45,8 @@ class ConvPacked : public Op {
   // Whether 2-D 3x3 stride-1 runs go through Winograd F(4x4, 3x3) (weights transformed at
   // construction; kernels::winograd_pays still checks each run's geometry).
   bool winograd() const { return winograd_ != nullptr; }
+  // Whether it holds the weights packed for the matrix product (im2col / in place / 1x1).
+  bool matmul_weights() const { return !packed_.empty(); }
 
   // The pieces of eval, for ops that place several convs' outputs in one tensor (ConcatConvs):
   // checks input x, fills out_shape (uses ctx's temp shapes 0 to 2) and returns the geometry...

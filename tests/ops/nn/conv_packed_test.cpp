@@ -189,11 +189,15 @@ TEST(OpsConvPacked, WinogradPath) {
                         geometry({2, 2}, {1, 1, 1, 1})}) {
     ops::Conv conv(g, 1);
     check_conv(conv, x, w, &b);
-    std::vector<Fact> facts = {Fact(DatumType::F32, x.shape()), Fact::constant(w),
-                               Fact::constant(b)};
+    // The plane is not known at optimize time (symbolic height and width): both forms of the
+    // weights, Winograd chosen per run.
+    std::vector<Fact> facts = {
+        Fact(DatumType::F32, std::vector<Dim>{2, 16, Dim::symbol("H"), Dim::symbol("W")}),
+        Fact::constant(w), Fact::constant(b)};
     auto fast = std::dynamic_pointer_cast<const ops::ConvPacked>(conv.codegen(fact_refs(facts)));
     ASSERT_NE(fast, nullptr);
     EXPECT_TRUE(fast->winograd());
+    EXPECT_TRUE(fast->matmul_weights());
     std::string kernel;
     for (const auto& [k, v] : fast->attributes())
       if (k == "kernel") kernel = v;
@@ -216,6 +220,35 @@ TEST(OpsConvPacked, WinogradPath) {
   // A plane under winograd_pays' minimum (4x5 outputs) takes the matmul path at run time.
   Tensor xs = random_tensor(rng, {1, 16, 4, 5});
   check_conv(ops::Conv(geometry({1, 1}, {1, 1, 1, 1}), 1), xs, w, &b);
+  {
+    ops::Conv conv(geometry({1, 1}, {1, 1, 1, 1}), 1);
+    std::vector<Fact> facts = {
+        Fact(DatumType::F32, std::vector<Dim>{1, 16, Dim::symbol("H"), Dim::symbol("W")}),
+        Fact::constant(w), Fact::constant(b)};
+    auto fast = conv.codegen(fact_refs(facts));
+    ASSERT_NE(fast, nullptr);
+    expect_tensors_close(run_op(*fast, {xs, w, b})[0], run_op(conv, {xs, w, b})[0], 2e-4);
+  }
+  // A plane known at optimize time decides once, and only that form of the weights is kept.
+  for (const auto& [g, winograd] : std::vector<std::pair<WindowGeometry, bool>>{
+           {geometry({1, 1}, {1, 1, 1, 1}), true}, {geometry({2, 2}, {1, 1, 1, 1}), false}}) {
+    ops::Conv conv(g, 1);
+    std::vector<Fact> facts = {Fact(DatumType::F32, x.shape()), Fact::constant(w),
+                               Fact::constant(b)};
+    auto fast = std::dynamic_pointer_cast<const ops::ConvPacked>(conv.codegen(fact_refs(facts)));
+    ASSERT_NE(fast, nullptr);
+    EXPECT_EQ(fast->winograd(), winograd);
+    EXPECT_EQ(fast->matmul_weights(), !winograd);
+  }
+  {
+    // Winograd only, then run on a plane too small for it: a clear error, not a wrong answer.
+    ops::Conv conv(geometry({1, 1}, {1, 1, 1, 1}), 1);
+    std::vector<Fact> facts = {Fact(DatumType::F32, x.shape()), Fact::constant(w),
+                               Fact::constant(b)};
+    auto fast = conv.codegen(fact_refs(facts));
+    ASSERT_NE(fast, nullptr);
+    EXPECT_THROW(run_op(*fast, {xs, w, b}), Error);
+  }
   // Too few input channels: no Winograd weights at all.
   Tensor x4 = random_tensor(rng, {1, 4, 13, 11});
   Tensor w4 = random_tensor(rng, {33, 4, 3, 3});
