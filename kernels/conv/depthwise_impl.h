@@ -7,6 +7,7 @@
 
 #include "kernels/conv/depthwise.h"
 #include "kernels/conv/depthwise_rows_impl.h"
+#include "kernels/simd_width.h"
 
 namespace kiln::kernels {
 namespace {
@@ -42,13 +43,7 @@ inline void accumulate_row(const float* __restrict row, int64_t iw, const float*
 
 // Vector width of the ISA this file is compiled for (GCC/Clang vector extensions, so the same
 // source serves every ISA).
-#if defined(__AVX512F__)
-constexpr int64_t kVec = 16;
-#elif defined(__AVX__)
-constexpr int64_t kVec = 8;
-#else
-constexpr int64_t kVec = 4;
-#endif
+constexpr int64_t kVec = kSimdFloats;
 typedef float VecF __attribute__((vector_size(kVec * 4)));
 typedef float VecFU __attribute__((vector_size(kVec * 4), aligned(4)));  // unaligned access
 

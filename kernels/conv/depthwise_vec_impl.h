@@ -1,7 +1,7 @@
-// Vector helpers of the depthwise kernels (GCC vector extensions, W floats per vector): loads and
-// stores of row vectors, stride-2 deinterleave, W x W register transposes, and where the output
-// vectors of a row start. Included by kernels/conv/depthwise_rows_impl.h (anonymous namespace,
-// compiled once per ISA).
+// Vector helpers of the depthwise and Winograd kernels (GCC vector extensions, W floats per
+// vector): loads and stores of row vectors, stride-2 deinterleave, W x W register transposes, and
+// where the output vectors of a row start. Included by kernels/conv/depthwise_rows_impl.h and
+// winograd_impl.h (anonymous namespace, compiled once per ISA).
 #pragma once
 
 #include <algorithm>
@@ -38,6 +38,27 @@ inline void store_row_vec(float* dst, typename RowVec<W>::type v, int64_t n) {
   }
 }
 
+// The even and odd lanes of the 2W lanes a:b (a[0], a[2], ..., b[0], b[2], ... and the odd ones).
+template <int W>
+inline void even_odd(typename RowVec<W>::type a, typename RowVec<W>::type b,
+                     typename RowVec<W>::type& even, typename RowVec<W>::type& odd) {
+  using I = typename RowVec<W>::index;
+  if constexpr (W == 2) {
+    even = __builtin_shuffle(a, b, I{0, 2});
+    odd = __builtin_shuffle(a, b, I{1, 3});
+  } else if constexpr (W == 4) {
+    even = __builtin_shuffle(a, b, I{0, 2, 4, 6});
+    odd = __builtin_shuffle(a, b, I{1, 3, 5, 7});
+  } else if constexpr (W == 8) {
+    even = __builtin_shuffle(a, b, I{0, 2, 4, 6, 8, 10, 12, 14});
+    odd = __builtin_shuffle(a, b, I{1, 3, 5, 7, 9, 11, 13, 15});
+  } else {
+    static_assert(W == 16, "vector width");
+    even = __builtin_shuffle(a, b, I{0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30});
+    odd = __builtin_shuffle(a, b, I{1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31});
+  }
+}
+
 // The even and odd floats of the 2W at s.
 template <int W>
 inline void deinterleave(const float* s, typename RowVec<W>::type& even,
@@ -57,18 +78,7 @@ inline void deinterleave(const float* s, typename RowVec<W>::type& even,
     even = __builtin_shuffle(lo, hi, I{0, 2, 8, 10, 4, 6, 12, 14});
     odd = __builtin_shuffle(lo, hi, I{1, 3, 9, 11, 5, 7, 13, 15});
   } else {
-    const auto a = load_row_vec<W>(s), b = load_row_vec<W>(s + W);
-    if constexpr (W == 2) {
-      even = __builtin_shuffle(a, b, I{0, 2});
-      odd = __builtin_shuffle(a, b, I{1, 3});
-    } else if constexpr (W == 4) {
-      even = __builtin_shuffle(a, b, I{0, 2, 4, 6});
-      odd = __builtin_shuffle(a, b, I{1, 3, 5, 7});
-    } else {
-      static_assert(W == 16, "vector width");
-      even = __builtin_shuffle(a, b, I{0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30});
-      odd = __builtin_shuffle(a, b, I{1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31});
-    }
+    even_odd<W>(load_row_vec<W>(s), load_row_vec<W>(s + W), even, odd);
   }
 }
 

@@ -13,6 +13,7 @@
 
 #include "kernels/conv/depthwise_vec_impl.h"
 #include "kernels/conv/winograd.h"
+#include "kernels/simd_width.h"
 
 namespace kiln::kernels {
 namespace {
@@ -31,14 +32,7 @@ inline void for_tile_runs(int64_t t0, int64_t t1, int64_t tiles_x, int64_t cut, 
   }
 }
 
-// Vector width of the ISA this file is compiled for.
-#if defined(__AVX512F__)
-constexpr int kWinoVec = 16;
-#elif defined(__AVX__)
-constexpr int kWinoVec = 8;
-#else
-constexpr int kWinoVec = 4;
-#endif
+constexpr int kWinoVec = kSimdFloats;
 using WVec = RowVec<kWinoVec>::type;
 
 // lo, hi = the 2W floats e0 o0 e1 o1 ... (the inverse of deinterleave).
@@ -185,23 +179,6 @@ inline void winograd_output_body(const WinogradBlock& b, const float* mbuf, int6
 //        | 0 -2 -1  2  1  0 |       | 1/24  1/12   1/6 |        | 0  1 -1  8 -8  1 |
 //        | 0  2 -1 -2  1  0 |       | 1/24 -1/12   1/6 |
 //        | 0  4  0 -5  0  1 |       |   0     0     1  |
-
-// The even and odd lanes of the 2W lanes a, b.
-template <int W>
-inline void even_odd(typename RowVec<W>::type a, typename RowVec<W>::type b,
-                     typename RowVec<W>::type& even, typename RowVec<W>::type& odd) {
-  using I = typename RowVec<W>::index;
-  if constexpr (W == 4) {
-    even = __builtin_shuffle(a, b, I{0, 2, 4, 6});
-    odd = __builtin_shuffle(a, b, I{1, 3, 5, 7});
-  } else if constexpr (W == 8) {
-    even = __builtin_shuffle(a, b, I{0, 2, 4, 6, 8, 10, 12, 14});
-    odd = __builtin_shuffle(a, b, I{1, 3, 5, 7, 9, 11, 13, 15});
-  } else {
-    even = __builtin_shuffle(a, b, I{0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30});
-    odd = __builtin_shuffle(a, b, I{1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31});
-  }
-}
 
 // p[i][k] = s[4k + i] for the 4W floats at s.
 inline void deinterleave4(const float* s, WVec p[4]) {

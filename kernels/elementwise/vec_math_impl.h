@@ -5,17 +5,12 @@
 #include <cstring>
 
 #include "kernels/elementwise/vec_math.h"
+#include "kernels/simd_width.h"
 
 namespace kiln::kernels {
 namespace {
 
-#if defined(__AVX512F__)
-constexpr int64_t kW = 16;
-#elif defined(__AVX__)
-constexpr int64_t kW = 8;
-#else
-constexpr int64_t kW = 4;
-#endif
+constexpr int64_t kW = kSimdFloats;
 typedef float Vf __attribute__((vector_size(kW * 4)));
 typedef int32_t Vi __attribute__((vector_size(kW * 4)));
 
