@@ -7,7 +7,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "core/error.h"
+#include "base/error.h"
 #include "io/onnx/graph_builder.h"
 
 namespace kiln::onnx_io {

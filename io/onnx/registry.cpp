@@ -1,4 +1,4 @@
-#include "core/error.h"
+#include "base/error.h"
 #include "io/onnx/ops/register_all.h"
 #include "io/onnx/translator.h"
 

@@ -1,5 +1,5 @@
 // ONNX translators for the text ops: StringNormalizer, TfIdfVectorizer.
-#include "core/error.h"
+#include "base/error.h"
 #include "io/onnx/ops/register_all.h"
 #include "ops/text/string_normalizer.h"
 #include "ops/text/tfidf_vectorizer.h"
