@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "cli/limit_options.h"
 #include "cli/model_setup.h"
 #include "cli/progress.h"
 #include "cli/stage_options.h"
@@ -36,6 +37,7 @@ struct BenchOptions {
   bool json = false;
   std::string baseline;
   std::string max_regression = "10%";
+  LimitOptions run_limits;  // --max-memory, --timeout
 };
 
 // "10%", "10" or "2.5 %" -> 10, 10, 2.5.
@@ -73,6 +75,7 @@ double read_baseline_median(const std::string& path) {
 }
 
 int bench(BenchOptions& o) {
+  apply_limits(o.run_limits);
   if (o.threads > 0) set_num_threads(o.threads);
   BenchLimits limits = o.limits;
   bool runs_given = o.runs_option->count() > 0, time_given = o.max_time_option->count() > 0;
@@ -82,6 +85,7 @@ int bench(BenchOptions& o) {
   double baseline_median = o.baseline.empty() ? 0 : read_baseline_median(o.baseline);
 
   auto model = load_model_for_timing(o.model, o.inputs, o.stage, o.seed);
+  check_weights_fit(o.run_limits, model.plan->graph());
   State state(model.plan);
   const auto& inputs = model.inputs.tensors;
 
@@ -161,6 +165,7 @@ Command add_bench_command(CLI::App& app) {
   add_stage_options(cmd, o->stage, "optimize");
   cmd->add_option("--threads", o->threads, "Threads kernels may use (default: the core count)")
       ->check(CLI::NonNegativeNumber);
+  add_limit_options(cmd, o->run_limits);
   cmd->add_option("--warmup", o->limits.warmup_runs, "Untimed runs before timing")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);

@@ -5,6 +5,7 @@
 #include <fstream>
 
 #include "core/error.h"
+#include "core/run_limits.h"
 
 namespace kiln::onnx_io {
 
@@ -131,6 +132,7 @@ Tensor tensor_from_proto(const TP& proto, const std::string& base_dir) {
   auto dt = datum_type_from_onnx(proto.data_type());
   KILN_ENSURE(dt.has_value(), "tensor '{}' has unsupported ONNX data type {}", proto.name(),
               proto.data_type());
+  check_rank(proto.dims_size(), "TensorProto");
   Shape shape(proto.dims().begin(), proto.dims().end());
   for (int64_t d : shape)
     KILN_ENSURE(d >= 0, "tensor '{}' has negative dimension {}", proto.name(), d);

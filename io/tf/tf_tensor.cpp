@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "core/error.h"
+#include "core/run_limits.h"
 
 namespace kiln::tf_io {
 
@@ -85,6 +86,7 @@ int tf_from_datum_type(DatumType dt) {
 
 std::optional<std::vector<Dim>> dims_from_tf(const tfproto::TensorShapeProto& shape) {
   if (shape.unknown_rank()) return std::nullopt;
+  check_rank(shape.dim_size(), "TensorShapeProto");
   std::vector<Dim> dims;
   for (const auto& d : shape.dim()) {
     if (d.size() < 0)

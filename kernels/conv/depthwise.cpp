@@ -29,6 +29,17 @@ int64_t depthwise_scratch_floats(const ConvGeometry& geo, Isa isa) {
   }
 }
 
+int64_t depthwise_channel_block(Isa isa) {
+  switch (isa) {
+    case Isa::Avx512:
+      return 16;
+    case Isa::Avx2:
+      return 8;
+    default:
+      return 4;
+  }
+}
+
 void depthwise_conv_f32(const DepthwiseArgs& args, int64_t c0, int64_t c1, Isa isa) {
   switch (isa) {
 #if defined(__x86_64__) && defined(KILN_HAVE_X86_TILES)

@@ -194,10 +194,10 @@ void ConvPacked::compute(const TensorRefs& inputs, const kernels::ConvGeometry& 
       int64_t per_channel = std::max<int64_t>(1, os * kernel_size_);
       int threads = static_cast<int>(
           std::clamp<int64_t>(out_channels_ * per_channel / 32768, 1, num_threads()));
-      // Split on whole blocks of 8 channels: the kernel handles small planes a vector width of
-      // channels at a time (8 on AVX2, 4 on NEON), so no thread gets a ragged tail of channels
-      // that take the slower row path.
-      constexpr int64_t kBlock = 8;
+      // Split on whole blocks of the kernel's channel block (16 on AVX-512, 8 on AVX2, 4 on
+      // NEON): small planes are computed a vector width of channels at a time, and a block split
+      // between threads would be computed by both (results are the same bits either way).
+      const int64_t kBlock = kernels::depthwise_channel_block(isa);
       const int64_t blocks = (out_channels_ + kBlock - 1) / kBlock;
       // Pieces of at least ~32k multiply-adds: claiming one costs a compare-and-swap.
       const int64_t grain = std::max<int64_t>(1, 32768 / (kBlock * per_channel));
