@@ -102,6 +102,13 @@ class Parser {
   Dim factor() {
     skip();
     KILN_ENSURE(pos_ < text_.size(), "dimension '{}' ends too early", text_);
+    // Nesting is recursion: bounded, so "((((...S" from the command line cannot overflow the
+    // stack.
+    KILN_ENSURE(++depth_ <= 100, "dimension '{}' is nested too deeply", text_.substr(0, 40));
+    struct Leave {
+      int& depth;
+      ~Leave() { depth--; }
+    } leave{depth_};
     char c = text_[pos_];
     if (c == '(') {
       pos_++;
@@ -133,6 +140,7 @@ class Parser {
 
   std::string_view text_;
   size_t pos_ = 0;
+  int depth_ = 0;
 };
 
 }  // namespace

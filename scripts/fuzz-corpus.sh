@@ -48,21 +48,21 @@ done
 
 # ONNX: every small backend-suite model, the small shared models; TensorProto: their inputs.
 if [ -d "$backend" ]; then
-  find "$backend" -name model.onnx | sort | while read -r f; do
-    small "$f" && add onnx "$f"
+  find -L "$backend" -name model.onnx | sort | while read -r f; do
+    if small "$f"; then add onnx "$f"; fi
   done
-  find "$backend" -name 'input_*.pb' | sort | head -2000 | while read -r f; do
-    small "$f" && add tensor_pb "$f"
+  find -L "$backend" -name 'input_*.pb' | sort | awk 'NR <= 2000' | while read -r f; do
+    if small "$f"; then add tensor_pb "$f"; fi
   done
 else
   echo "fuzz-corpus: no ONNX backend data at $backend (KILN_ONNX_BACKEND_DATA): fewer seeds" >&2
 fi
 if [ -n "$models" ]; then
   for f in "$models"/*/model.onnx; do
-    small "$f" && add onnx "$f"
+    if small "$f"; then add onnx "$f"; fi
   done
   for f in "$models"/*/test_data_set_0/input_*.pb; do
-    small "$f" && add tensor_pb "$f"
+    if small "$f"; then add tensor_pb "$f"; fi
   done
   # The keyword spotters are 120 KB+: the smallest one only (slow to run: few execs each).
   [ -f "$models/tf-ml-kws/DS_CNN_S.pb" ] && add tf "$models/tf-ml-kws/DS_CNN_S.pb"
@@ -129,7 +129,7 @@ if [ -n "$kiln" ] && [ -d "$backend" ]; then
       add nnef_tgz "$conv.nnef.tgz"
       mkdir -p "$conv" && tar -xzf "$conv.nnef.tgz" -C "$conv"
       [ -f "$conv/graph.nnef" ] && add nnef "$conv/graph.nnef"
-      find "$conv" -name '*.dat' | head -3 | while read -r f; do small "$f" && add nnef_dat "$f"; done
+      find "$conv" -name '*.dat' | head -3 | while read -r f; do if small "$f"; then add nnef_dat "$f"; fi; done
     fi
     n=$((n + 1))
   done

@@ -10,8 +10,9 @@
 #
 # Usage: scripts/sanitize.sh [--asan] [--tsan] [--quick] [--no-build]
 #   --asan / --tsan   which (default: both)
-#   --quick           the CI subset: fast unit and CLI tests, the kernel and threading tests, a
-#                     backend subset, the fuzz regressions (full runs: scripts/nightly.sh)
+#   --quick           the CI subset: kiln_core_tests (core, threading, tensor files: kiln_core
+#                     and a few io sources, minutes to build) under each sanitizer, and the light
+#                     fuzz harnesses' regressions (full runs: scripts/nightly.sh)
 #   --no-build        use the build folders as they are
 # Environment: KILN_SANITIZE_JOBS (build jobs, default nproc).
 set -euo pipefail
@@ -31,21 +32,14 @@ done
 [ "$asan" = 0 ] && [ "$tsan" = 0 ] && asan=1 && tsan=1
 jobs=${KILN_SANITIZE_JOBS:-$(nproc)}
 
-# Unit and CLI tests that are quick under a sanitizer; the kernel, op and threading tests (every
-# ISA of the CPU); the loaders' hostile-input tests; the fuzz-found regressions.
-quick_filter='Core*:Dim*:Tensor*:Fact*:RunLimits*:Graph*:ModelPatch*:TensorFiles*:CliErrors*'
-quick_filter+=':LimitsCli*:NnefParser*:NnefDat*:NnefArchive*:NnefEntryPath*:OnnxLoader*'
-quick_filter+=':TfRobustness*:TfLoader*:ControlLoop*:ControlScan*:Kernels*:OpsConvPacked*'
-quick_filter+=':OpsMatMulPacked*:OpsLstmPacked*:OpsNormF32Threads*:OpsVectorized*:DecodeWav*'
-# The backend cases that go through the kernels (as scripts/ci-arm.sh).
-backend_quick='*_Gemm*:*_gemm*:*matmul*:*_conv*:*Conv*:*pool*:*Pool*:*norm*:*Norm*:*_relu*'
-backend_quick+=':*_lstm*:*_gru*:*_rnn*:*_reduce*:*_loop*:*_scan*:*_if*:*simple_*'
-
+# The backend cases that go through the kernels (as scripts/ci-arm.sh), for the full runs.
+backend_subset='*_Gemm*:*_gemm*:*matmul*:*_conv*:*Conv*:*pool*:*Pool*:*norm*:*Norm*:*_relu*'
+backend_subset+=':*_lstm*:*_gru*:*_rnn*:*_reduce*:*_loop*:*_scan*:*_if*:*simple_*'
 # Threaded code under TSan: the pool and teams, every kernel op that splits work, the models
 # (their default thread count is the core count).
-tsan_quick='CoreThreading*:CoreTeam*:Kernels*:OpsConvPacked*:OpsMatMulPacked*:OpsLstmPacked*'
-tsan_quick+=':OpsNormF32Threads*:OpsVectorized*:OpsMaxPoolValues*:ConcatConvs*'
-tsan_full="$tsan_quick:SharedModel*:ModelStages*:TfKwsRecurrent*:KwsModel*:SileroSymbolic*:Codegen*"
+tsan_filter='CoreThreading*:CoreTeam*:Kernels*:OpsConvPacked*:OpsMatMulPacked*:OpsLstmPacked*'
+tsan_filter+=':OpsNormF32Threads*:OpsVectorized*:OpsMaxPoolValues*:ConcatConvs*:SharedModel*'
+tsan_filter+=':ModelStages*:TfKwsRecurrent*:KwsModel*:SileroSymbolic*:Codegen*:ControlLoop*'
 
 configure() {  # DIR SANITIZERS [extra cmake args]
   local dir=$1 san=$2
@@ -69,41 +63,57 @@ run() {  # NAME COMMAND...: runs, records failure, keeps going
   fi
 }
 
+light="npy npz tensor_pb nnef_dat wav"
 if [ "$asan" = 1 ]; then
   dir=build-fuzz
-  if [ "$build" = 1 ]; then
-    configure "$dir" address,undefined -DKILN_FUZZ=ON
-    nice cmake --build "$dir" -j "$jobs" --target kiln kiln_tests kiln_backend_tests kiln_fuzz_replay
-  fi
   export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:strict_string_checks=1:detect_stack_use_after_return=1}
   export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
-  filter='*'
-  bfilter='*'
   if [ "$quick" = 1 ]; then
-    filter=$quick_filter
-    bfilter=$backend_quick
+    if [ "$build" = 1 ]; then
+      configure "$dir" address,undefined -DKILN_FUZZ=ON
+      targets=(kiln_core_tests)
+      for h in $light; do targets+=("kiln_fuzz_$h"); done
+      nice cmake --build "$dir" -j "$jobs" --target "${targets[@]}"
+    fi
+    run "asan+ubsan core tests" "$dir/tests/fuzz/kiln_core_tests" --gtest_brief=1
+    for h in $light; do
+      for d in tests/fuzz/regressions/$h tests/fuzz/seeds/$h; do
+        [ -d "$d" ] && run "asan+ubsan replay $d" "$dir/fuzz/kiln_fuzz_$h" -runs=0 "$d"
+      done
+    done
+  else
+    if [ "$build" = 1 ]; then
+      configure "$dir" address,undefined -DKILN_FUZZ=ON
+      nice cmake --build "$dir" -j "$jobs" --target kiln kiln_tests kiln_backend_tests kiln_fuzz_replay
+    fi
+    run "asan+ubsan unit/cli/model tests" "$dir/tests/kiln_tests" --gtest_brief=1
+    run "asan+ubsan backend suite" "$dir/tests/kiln_backend_tests" --gtest_brief=1
+    for d in tests/fuzz/regressions/* tests/fuzz/seeds/*; do
+      h=$(basename "$d")
+      [ "$h" = src ] && continue
+      run "asan+ubsan fuzz replay $d" "$dir/kiln_fuzz_replay" "$h" "$d"
+    done
   fi
-  run "asan+ubsan unit/cli/model tests" "$dir/tests/kiln_tests" --gtest_filter="$filter" --gtest_brief=1
-  run "asan+ubsan backend suite" "$dir/tests/kiln_backend_tests" --gtest_filter="$bfilter" --gtest_brief=1
-  for d in tests/fuzz/regressions/* tests/fuzz/seeds/*; do
-    h=$(basename "$d")
-    [ "$h" = src ] && continue
-    run "asan+ubsan fuzz replay $d" "$dir/kiln_fuzz_replay" "$h" "$d"
-  done
 fi
 
 if [ "$tsan" = 1 ]; then
   dir=build-tsan
-  if [ "$build" = 1 ]; then
-    configure "$dir" thread
-    nice cmake --build "$dir" -j "$jobs" --target kiln kiln_tests kiln_backend_tests
+  export TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1}
+  if [ "$quick" = 1 ]; then
+    if [ "$build" = 1 ]; then
+      configure "$dir" thread
+      nice cmake --build "$dir" -j "$jobs" --target kiln_core_tests
+    fi
+    run "tsan core tests" "$dir/tests/fuzz/kiln_core_tests" --gtest_brief=1
+  else
+    if [ "$build" = 1 ]; then
+      configure "$dir" thread
+      nice cmake --build "$dir" -j "$jobs" --target kiln kiln_tests kiln_backend_tests
+    fi
+    run "tsan threaded tests" "$dir/tests/kiln_tests" --gtest_filter="$tsan_filter" --gtest_brief=1
+    run "tsan backend suite" "$dir/tests/kiln_backend_tests" --gtest_filter="$backend_subset" \
+      --gtest_brief=1
   fi
-  export TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1:history_size=4}
-  filter=$tsan_full
-  [ "$quick" = 1 ] && filter=$tsan_quick
-  run "tsan threaded tests" "$dir/tests/kiln_tests" --gtest_filter="$filter" --gtest_brief=1
-  [ "$quick" = 1 ] || run "tsan backend suite" "$dir/tests/kiln_backend_tests" \
-    --gtest_filter="$backend_quick" --gtest_brief=1
 fi
 
 [ "$status" = 0 ] && echo "sanitize: all clean" || echo "sanitize: FAILURES above"

@@ -302,6 +302,12 @@ void write_npy(const std::string& path, const Tensor& tensor) {
 }
 
 namespace {
+// libarchive's message for the last error; it may have none (null, which fmt refuses).
+std::string archive_message(struct archive* a) {
+  const char* msg = archive_error_string(a);
+  return msg ? msg : "unknown libarchive error";
+}
+
 // `bytes`: the .npz in memory, or null to read the file `path`.
 std::vector<NamedTensor> read_npz_from(const std::string& path, const std::string_view* bytes) {
   struct archive* a = archive_read_new();
@@ -312,7 +318,7 @@ std::vector<NamedTensor> read_npz_from(const std::string& path, const std::strin
     const int opened = bytes ? archive_read_open_memory(a, bytes->data(), bytes->size())
                              : archive_read_open_filename(a, path.c_str(), 1 << 16);
     KILN_ENSURE(opened == ARCHIVE_OK, "'{}' is not a readable .npz (zip) file: {}", path,
-                archive_error_string(a));
+                archive_message(a));
     struct archive_entry* entry;
     int r;
     while ((r = archive_read_next_header(a, &entry)) == ARCHIVE_OK) {
@@ -333,11 +339,11 @@ std::vector<NamedTensor> read_npz_from(const std::string& path, const std::strin
         bytes.append(buf, static_cast<size_t>(n));
         KILN_ENSURE(bytes.size() < limit, "'{}': entry {} is too large", path, name);
       }
-      KILN_ENSURE(n == 0, "'{}': cannot read entry {}: {}", path, name, archive_error_string(a));
+      KILN_ENSURE(n == 0, "'{}': cannot read entry {}: {}", path, name, archive_message(a));
       if (ends_with(name, ".npy")) name.resize(name.size() - 4);
       out.push_back({name, parse_npy(bytes, fmt::format("'{}' entry {}", path, name))});
     }
-    KILN_ENSURE(r == ARCHIVE_EOF, "'{}': corrupt .npz: {}", path, archive_error_string(a));
+    KILN_ENSURE(r == ARCHIVE_EOF, "'{}': corrupt .npz: {}", path, archive_message(a));
   } catch (...) {
     archive_read_free(a);
     throw;

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "core/error.h"
@@ -120,4 +121,11 @@ TEST(Dim, ProductOfManyDimsEqualsPairwiseProduct) {
   EXPECT_THROW(kiln::dims_product({Dim(int64_t{1} << 62), Dim(4)}), kiln::Error);
   EXPECT_THROW(Dim(int64_t{1} << 62) * Dim::symbol("S") * Dim(8), kiln::Error);
   EXPECT_THROW(Dim(INT64_MAX) + Dim(1), kiln::Error);
+}
+
+TEST(Dim, ParseBoundsNesting) {
+  EXPECT_EQ(Dim::parse("((S+1))"), Dim::parse("S+1"));
+  EXPECT_EQ(Dim::parse("--S"), Dim::symbol("S"));
+  EXPECT_THROW(Dim::parse(std::string(100000, '(') + "S" + std::string(100000, ')')), kiln::Error);
+  EXPECT_THROW(Dim::parse(std::string(100000, '-') + "S"), kiln::Error);
 }

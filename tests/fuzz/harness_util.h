@@ -1,13 +1,10 @@
-// What the model harnesses share: the CLI's path from a loaded graph to outputs.
+// What every harness shares: the limits it runs under and the error filter.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
-#include <memory>
-#include <string>
 
 #include "core/error.h"
-#include "core/graph.h"
 #include "tests/fuzz/harnesses.h"
 
 namespace kiln::fuzz {
@@ -20,9 +17,6 @@ inline constexpr size_t kMemoryBudget = size_t{1} << 30;
 // Inputs up to this many elements in all get random values and run.
 inline constexpr int64_t kMaxRunElements = int64_t{1} << 16;
 
-// Types, declutters, optimizes and plans the graph, then runs it once on random inputs when
-// every input has a known, small shape. kiln::Error propagates (the caller swallows it).
-void exercise_graph(std::shared_ptr<Graph> graph);
 
 // Limits of one input: init_limits() and a run deadline kRunSeconds from now.
 void init_limits_for_input();

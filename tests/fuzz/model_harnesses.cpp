@@ -1,15 +1,23 @@
 // Model harnesses: ONNX ModelProto, TensorFlow GraphDef, NNEF graph.nnef / .tgz / graph.quant
-// bytes, each loaded and taken through typing, declutter, optimize and (small inputs) a run.
+// bytes and `-i` fact text, each loaded and taken through typing, declutter, optimize and (small
+// inputs) a run.
 #include <onnx/onnx_pb.h>
 
+#include <random>
 #include <string>
+#include <vector>
 
+#include "core/random_tensor.h"
+#include "core/state.h"
 #include "io/nnef/archive.h"
 #include "io/nnef/dat_file.h"
 #include "io/nnef/nnef_loader.h"
 #include "io/onnx/onnx_loader.h"
 #include "io/tf/proto/tf_graph.pb.h"
 #include "io/tf/tf_loader.h"
+#include "ops/elementwise/binary.h"
+#include "ops/elementwise/unary.h"
+#include "passes/pipeline.h"
 #include "tests/fuzz/harness_util.h"
 
 namespace kiln::fuzz {
@@ -21,6 +29,31 @@ constexpr const char* kNoFolder = "/nonexistent/kiln-fuzz";
 
 std::string as_string(const uint8_t* data, size_t size) {
   return std::string(reinterpret_cast<const char*>(data), size);
+}
+
+// Types, declutters, optimizes and plans the graph, then runs it once on random inputs when
+// every input has a known, small shape (kMaxRunElements). kiln::Error propagates.
+void exercise_graph(std::shared_ptr<Graph> graph) {
+  passes::run_to_stage(*graph, passes::Stage::Optimize);
+  PlanPtr plan = passes::plan(graph);
+  std::vector<Tensor> inputs;
+  int64_t elements = 0;
+  std::mt19937_64 rng(1);
+  for (const Outlet& in : graph->inputs()) {
+    const Fact& f = graph->fact(in);
+    if (!f.rank_known || is_object(f.dt)) return;
+    Shape shape;
+    for (const Dim& d : f.shape) {
+      auto v = d.as_int();
+      if (!v) return;  // symbolic: the CLI would ask for -i
+      shape.push_back(*v);
+    }
+    elements += shape_numel(shape);
+    if (elements > kMaxRunElements) return;
+    inputs.push_back(f.value ? *f.value : random_tensor(f.dt, shape, rng));
+  }
+  State state(plan);
+  state.run(inputs);
 }
 }  // namespace
 
@@ -88,6 +121,24 @@ int fuzz_nnef_quant(const uint8_t* data, size_t size) {
     nnef::FileMap files = base;
     files["graph.quant"] = as_string(data, size);
     exercise_graph(nnef::load_nnef_files(files, "fuzz"));
+  });
+}
+
+// `-i` text ("1,S,40,f32", "name:2,3,i64", "i64=16000", ...) as the fact of the input of
+// x -> Abs -> Add(abs, x), typed, optimized and (small, concrete) run like `kiln run -i`.
+int fuzz_fact(const uint8_t* data, size_t size) {
+  return guarded([&] {
+    std::string text = as_string(data, size);
+    if (size_t colon = text.find(':'); colon != std::string::npos) text = text.substr(colon + 1);
+    Fact fact = Fact::parse(text);
+    (void)fact.to_string();
+    auto g = std::make_shared<Graph>();
+    Outlet x = g->add_source("x", Fact::parse("1,S,4,f32"));
+    int a = g->add_node("abs", std::make_shared<ops::Unary>(ops::UnaryKind::Abs), {x});
+    int s = g->add_node("add", std::make_shared<ops::Binary>(ops::BinaryKind::Add, 0), {{a, 0}, x});
+    g->set_outputs({{s, 0}}, {"y"});
+    g->set_input_fact(0, fact);
+    exercise_graph(g);
   });
 }
 

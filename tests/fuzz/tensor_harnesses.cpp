@@ -1,5 +1,6 @@
 // Tensor-file and small-syntax harnesses: .npy, .npz, TensorProto .pb, NNEF .dat, WAV bytes
-// (DecodeWav), and the `-i` fact syntax.
+// (DecodeWav). They need kiln_core and a few io files only (tests/fuzz/CMakeLists.txt: the
+// "light" harnesses CI builds and fuzzs).
 #include <onnx/onnx_pb.h>
 
 #include <memory>
@@ -12,8 +13,6 @@
 #include "io/onnx/tensor_proto.h"
 #include "io/tensor/tensor_files.h"
 #include "ops/audio/decode_wav.h"
-#include "ops/elementwise/binary.h"
-#include "ops/elementwise/unary.h"
 #include "tests/fuzz/harness_util.h"
 
 namespace kiln::fuzz {
@@ -80,24 +79,6 @@ int fuzz_wav(const uint8_t* data, size_t size) {
       g->analyse();
       run_graph(g, {input});
     }
-  });
-}
-
-// `-i` text ("1,S,40,f32", "name:2,3,i64", "i64=16000", ...) as the fact of the input of
-// x -> Abs -> Add(abs, x), typed, optimized and (small, concrete) run like `kiln run -i`.
-int fuzz_fact(const uint8_t* data, size_t size) {
-  return guarded([&] {
-    std::string text = as_string(data, size);
-    if (size_t colon = text.find(':'); colon != std::string::npos) text = text.substr(colon + 1);
-    Fact fact = Fact::parse(text);
-    (void)fact.to_string();
-    auto g = std::make_shared<Graph>();
-    Outlet x = g->add_source("x", Fact::parse("1,S,4,f32"));
-    int a = g->add_node("abs", std::make_shared<ops::Unary>(ops::UnaryKind::Abs), {x});
-    int s = g->add_node("add", std::make_shared<ops::Binary>(ops::BinaryKind::Add, 0), {{a, 0}, x});
-    g->set_outputs({{s, 0}}, {"y"});
-    g->set_input_fact(0, fact);
-    exercise_graph(g);
   });
 }
 
