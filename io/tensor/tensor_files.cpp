@@ -267,6 +267,11 @@ Tensor parse_npy(const std::string& bytes, const std::string& what) {
               shape_to_string(shape), descr, need);
   Tensor t(type->dt, shape);
   if (need) std::memcpy(t.raw_data(), bytes.data() + data_start, need);
+  if (type->dt == DatumType::Bool) {
+    // numpy reads any nonzero byte as True; a bool byte other than 0 or 1 is undefined in C++.
+    auto* b = static_cast<uint8_t*>(t.raw_data());
+    for (int64_t i = 0; i < numel; i++) b[i] = b[i] != 0;
+  }
   return t;
 }
 

@@ -117,3 +117,17 @@ TEST(TensorFiles, NpyMalformedHeadersAreErrors) {
       io::parse_npy(with_header("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3,)}"), "t")
           .equals(t));
 }
+
+// Fuzz finding (npy): bool bytes other than 0 / 1 (numpy reads any nonzero byte as True) were
+// copied as they were, and reading such a bool is undefined behaviour.
+TEST(TensorFiles, NpyBoolBytesAreNormalized) {
+  auto t = Tensor::from_vector<bool>({3}, {false, true, true});
+  std::string bytes = io::serialize_npy(t);
+  bytes[bytes.size() - 1] = static_cast<char>(251);
+  Tensor back = io::parse_npy(bytes, "b");
+  const auto* raw = static_cast<const uint8_t*>(back.raw_data());
+  EXPECT_EQ(raw[0], 0);
+  EXPECT_EQ(raw[1], 1);
+  EXPECT_EQ(raw[2], 1);
+  EXPECT_TRUE(back.equals(t));
+}
