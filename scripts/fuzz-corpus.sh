@@ -106,6 +106,19 @@ for i, group in enumerate([paths[0:3], paths[10:14], paths[30:35]]):
         with zipfile.ZipFile(os.path.join(out, "npz_%d_%d.npz" % (i, method)), "w", method) as z:
             for p in group:
                 z.write(p, os.path.basename(p))
+# NNEF .dat: magic 4E EF 01 00, data length, rank, 8 extents, bits per item, item type.
+def dat(name, shape, bits, item, payload, signed=0):
+    ext = list(shape) + [0] * (8 - len(shape))
+    header = struct.pack("<4BII8III", 0x4E, 0xEF, 1, 0, len(payload), len(shape), *ext, bits, item)
+    header += struct.pack("<I", signed) + b"\0" * (128 - len(header) - 4)
+    with open(os.path.join(out, name), "wb") as f:
+        f.write(header + payload)
+dat("dat_f32.dat", (2, 3), 32, 0, struct.pack("<6f", 1, 2, 3, 4, 5, 6))
+dat("dat_u8.dat", (4,), 8, 1, bytes([0, 1, 2, 255]))
+dat("dat_i32.dat", (2,), 32, 1, struct.pack("<2i", -1, 7), signed=1)
+dat("dat_bool.dat", (10,), 1, 5, bytes([0b10110000, 0b01000000]))
+dat("dat_q8.dat", (3,), 8, 2, bytes([0, 128, 255]))
+dat("dat_f16.dat", (2, 2), 16, 0, struct.pack("<4e", 0.5, -1, 2, 65504))
 for channels, rate, frames in [(1, 16000, 160), (2, 8000, 33), (1, 44100, 0), (3, 16000, 10)]:
     with wave.open(os.path.join(out, "wav_%d_%d_%d.wav" % (channels, rate, frames)), "wb") as w:
         w.setnchannels(channels)
@@ -117,6 +130,7 @@ PY
 for f in "$tmp"/npy_*.npy; do add npy "$f"; done
 for f in "$tmp"/npz_*.npz; do add npz "$f"; done
 for f in "$tmp"/wav_*.wav; do add wav "$f"; done
+for f in "$tmp"/dat_*.dat; do add nnef_dat "$f"; done
 
 # NNEF: small backend models converted by kiln (graph.nnef, .dat files and the .tgz itself).
 if [ -n "$kiln" ] && [ -d "$backend" ]; then
