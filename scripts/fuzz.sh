@@ -56,7 +56,8 @@ run_one() {
   local dict=()
   [ -f "tests/fuzz/dicts/${h%_struct}.dict" ] && dict=(-dict="tests/fuzz/dicts/${h%_struct}.dict")
   local before
-  before=$(find "$art" -maxdepth 1 -type f | wc -l)
+  # Findings: crash-*, leak-*, timeout-*, oom-* (slow-unit-* files are not).
+  before=$(find "$art" -maxdepth 1 -type f \( -name 'crash-*' -o -name 'leak-*' -o -name 'timeout-*' -o -name 'oom-*' \) | wc -l)
   touch "$log.start"
   # shellcheck disable=SC2086
   nice -n 19 "$dir/fuzz/kiln_fuzz_$h" "$corpus" -max_total_time="$seconds" -timeout=10 \
@@ -78,12 +79,12 @@ run_one() {
       echo "fuzz: $h: $(basename "$t") ran within 10 s when replayed alone: a load-induced timeout, set aside"
     fi
   done
-  after=$(find "$art" -maxdepth 1 -type f | wc -l)
+  after=$(find "$art" -maxdepth 1 -type f \( -name 'crash-*' -o -name 'leak-*' -o -name 'timeout-*' -o -name 'oom-*' \) | wc -l)
   printf 'fuzz: %-11s %4ss  execs %9s  cov %5s  ft %6s  corpus %-10s  findings %s\n' "$h" \
     "$seconds" "${execs:-?}" "${cov:-?}" "${ft:-?}" "${corp:-?}" "$((after - before))" \
     | tee -a "$dir/logs/summary.txt"
   if [ "$after" -gt "$before" ]; then
-    echo "fuzz: $h FOUND SOMETHING: $(ls -t "$art" | head -3 | tr '\n' ' ') (log: $log)"
+    echo "fuzz: $h FOUND SOMETHING: $(ls -t "$art" | grep -E '^(crash|leak|timeout|oom)-' | head -3 | tr '\n' ' ') (log: $log)"
     grep -m3 -E 'ERROR|SUMMARY|deadly|timeout|out-of-memory' "$log" || true
     return 1
   fi
