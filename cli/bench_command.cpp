@@ -11,6 +11,7 @@
 #include "base/error.h"
 #include "base/threading.h"
 #include "cli/commands.h"
+#include "cli/limit_options.h"
 #include "cli/model_setup.h"
 #include "cli/progress.h"
 #include "cli/stage_options.h"
@@ -37,7 +38,8 @@ struct BenchOptions {
   bool json = false;
   std::string baseline;
   std::string max_regression = "10%";
-  int concurrent = 0;  // --concurrent N: N sessions of one loaded model at once
+  int concurrent = 0;        // --concurrent N: N sessions of one loaded model at once
+  LimitOptions run_limits;  // --max-memory, --timeout
 };
 
 // "10%", "10" or "2.5 %" -> 10, 10, 2.5.
@@ -81,6 +83,7 @@ int bench_concurrent(BenchOptions& o, const BenchLimits& limits) {
   const int threads = o.threads > 0 ? o.threads : 1;
   set_num_threads(threads);
   auto model = load_model_for_timing(o.model, o.inputs, o.stage, o.seed);
+  check_weights_fit(o.run_limits, model.plan->graph());
   const auto& inputs = model.inputs.tensors;
   std::vector<Tensor> reference;
   {
@@ -154,6 +157,7 @@ int bench_concurrent(BenchOptions& o, const BenchLimits& limits) {
 }
 
 int bench(BenchOptions& o) {
+  apply_limits(o.run_limits);
   if (o.threads > 0) set_num_threads(o.threads);
   BenchLimits limits = o.limits;
   bool runs_given = o.runs_option->count() > 0, time_given = o.max_time_option->count() > 0;
@@ -167,6 +171,7 @@ int bench(BenchOptions& o) {
   }
 
   auto model = load_model_for_timing(o.model, o.inputs, o.stage, o.seed);
+  check_weights_fit(o.run_limits, model.plan->graph());
   Session state(model.plan);
   const auto& inputs = model.inputs.tensors;
 
@@ -246,6 +251,7 @@ Command add_bench_command(CLI::App& app) {
   add_stage_options(cmd, o->stage, "optimize");
   cmd->add_option("--threads", o->threads, "Threads kernels may use (default: the core count)")
       ->check(CLI::NonNegativeNumber);
+  add_limit_options(cmd, o->run_limits);
   cmd->add_option("--warmup", o->limits.warmup_runs, "Untimed runs before timing")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);

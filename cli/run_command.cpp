@@ -10,6 +10,7 @@
 #include "base/threading.h"
 #include "cli/commands.h"
 #include "cli/labels.h"
+#include "cli/limit_options.h"
 #include "cli/model_setup.h"
 #include "cli/stage_options.h"
 #include "core/session.h"
@@ -32,12 +33,15 @@ struct RunOptions {
   bool quiet = false;
   std::string labels;  // --labels: print the top classes of output 0
   size_t top = 3;
-  int threads = 0;  // --threads: 0 keeps the default (physical cores)
+  int threads = 0;      // --threads: 0 keeps the default (physical cores)
+  LimitOptions limits;  // --max-memory, --timeout
 };
 
 int run(const RunOptions& o) {
+  apply_limits(o.limits);
   if (o.threads > 0) set_num_threads(o.threads);
   auto graph = load_model_with_facts(o.model);
+  const size_t weights = check_weights_fit(o.limits, *graph);
   auto inputs = gather_inputs(*graph, o.inputs);
   // The inputs are known: analyse with their shapes so shape-dependent branches fold.
   bind_input_shapes(*graph, inputs);
@@ -45,6 +49,7 @@ int run(const RunOptions& o) {
   run_stages(*graph, o.stage);
   Session state(passes::plan(graph));
   auto outputs = state.run(inputs);
+  check_plan_fits(o.limits, weights, state.memory_stats().arena_bytes);
 
   if (!o.output_dir.empty()) {
     std::filesystem::create_directories(o.output_dir);
@@ -122,12 +127,14 @@ Command add_run_command(CLI::App& app) {
                   "Threads kernels may use (default: the physical cores); results do not depend "
                   "on it")
       ->check(CLI::PositiveNumber);
+  add_limit_options(cmd, o->limits);
   cmd->footer(
       "Examples:\n"
       "  kiln run model.onnx --input-bundle test_data_set_0 --assert-output-bundle "
       "test_data_set_0\n"
       "  kiln run model.onnx --input x=x.npy --output-dir out --output-format npy\n"
       "  kiln run model.onnx --input-bundle test_data_set_0 --threads 1\n"
+      "  kiln run model.onnx --input-bundle test_data_set_0 --max-memory 512M --timeout 10\n"
       "  kiln run model.onnx -i 1,S,40,f32 --input-npz inputs.npz\n"
       "  kiln run model.onnx --stage typed --input-bundle test_data_set_0   (no passes)\n"
       "  kiln run kws.pb --input wav_data=@clip.wav --labels labels.txt --top 3\n"

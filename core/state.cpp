@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "base/error.h"
+#include "core/run_limits.h"
 #include "core/source_ops.h"
 
 namespace kiln {
@@ -216,6 +217,7 @@ void State::run_into(const std::vector<Tensor>& inputs, std::vector<Tensor>& out
   for (size_t i = 0; i < inputs.size(); i++)
     values_[static_cast<size_t>(g.inputs()[i].node)][0] = inputs[i];
   for (int id : order_without_consts_) {
+    check_deadline("running the graph");  // --timeout (core/run_limits.h)
     const Node& n = g.node(id);
     size_t first = first_value_[static_cast<size_t>(id)];
     EvalContext ctx(values_[static_cast<size_t>(id)], &placements_[first], &kinds_[first],

@@ -11,6 +11,7 @@ packages=(
   libarchive-dev zlib1g-dev
   libonnx-testdata
   python3 clang-format
+  libclang-rt-14-dev
 )
 
 missing=()
