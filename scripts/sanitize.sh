@@ -38,8 +38,8 @@ backend_subset+=':*_lstm*:*_gru*:*_rnn*:*_reduce*:*_loop*:*_scan*:*_if*:*simple_
 # Threaded code under TSan: the pool and teams, every kernel op that splits work, the models
 # (their default thread count is the core count).
 tsan_filter='CoreThreading*:CoreTeam*:Kernels*:OpsConvPacked*:OpsMatMulPacked*:OpsLstmPacked*'
-tsan_filter+=':OpsNormF32Threads*:OpsVectorized*:OpsMaxPoolValues*:ConcatConvs*:SharedModel*'
-tsan_filter+=':ModelStages*:TfKwsRecurrent*:KwsModel*:SileroSymbolic*:Codegen*:ControlLoop*'
+tsan_filter+=':OpsNormF32Threads*:OpsVectorized*:OpsMaxPoolValues*:ConcatConvs*:*/SharedModel.*'
+tsan_filter+=':*/ConcurrentSessions.*:ModelStages*:TfKwsRecurrent*:KwsModel*:SileroSymbolic*:Codegen*:ControlLoop*'
 
 configure() {  # DIR SANITIZERS [extra cmake args]
   local dir=$1 san=$2
