@@ -32,6 +32,8 @@ class FusedEpilogue : public Op {
   Cost cost(const FactRefs& inputs) const override;
   // The main op's codegen, with the same steps.
   OpPtr codegen(const FactRefs& inputs) const override;
+  // The main op's flag: a reference Conv with its epilogue runs the reference Conv.
+  bool is_reference_impl() const override { return main_->is_reference_impl(); }
 
  private:
   // Inputs of step i: the running value at its position, its extras from `inputs`.

@@ -48,6 +48,7 @@ class Binary : public Op {
   Cost cost(const FactRefs& inputs) const override;
   // f32 Add/Sub/Mul/Div, Pow by a constant 2: a BinaryF32 (ops/elementwise/vectorized.h).
   OpPtr codegen(const FactRefs& inputs) const override;
+  bool is_reference_impl() const override { return true; }
 
  private:
   template <typename D>

@@ -18,6 +18,7 @@ class Silu : public Op {
   Cost cost(const FactRefs& inputs) const override;
   // f32: the vectorized form.
   OpPtr codegen(const FactRefs& inputs) const override;
+  bool is_reference_impl() const override { return true; }
 
  private:
   bool vectorized_;

@@ -74,6 +74,7 @@ class Unary : public Op {
   Cost cost(const FactRefs& inputs) const override;
   // f32 Exp/Sigmoid/Tanh/Erf: a UnaryF32 (ops/elementwise/vectorized.h).
   OpPtr codegen(const FactRefs& inputs) const override;
+  bool is_reference_impl() const override { return true; }
 
  private:
   UnaryKind kind_;
