@@ -22,7 +22,7 @@ struct CompareOptions {
   std::string model_b;  // B's file; empty: A's
   InputOptions inputs;
   std::string reference;  // B is this directory of values
-  std::string stage_a = "optimize", stage_b;
+  std::string stage_a = "optimize", stage_b = "optimize";
   std::string isa_a, isa_b;
   int threads_a = 0, threads_b = 0;
   // Intermediate values carry more rounding than outputs (a Winograd conv differs from the
@@ -46,7 +46,7 @@ int compare(const CompareOptions& o) {
   if (o.reference.empty()) {
     b.model = o.model;
     if (!o.model_b.empty()) b.model.path = o.model_b;
-    b.stage = o.stage_b.empty() ? o.stage_a : o.stage_b;
+    b.stage = o.stage_b;
     b.isa = o.isa_b;
     b.threads = o.threads_b;
   } else {
@@ -91,7 +91,7 @@ Command add_compare_command(CLI::App& app) {
   add_input_options(cmd, o->inputs);
   const auto stages = CLI::IsMember({"typed", "declutter", "optimize"});
   cmd->add_option("--stage-a", o->stage_a, "Stage of A")->check(stages)->capture_default_str();
-  cmd->add_option("--stage-b", o->stage_b, "Stage of B (default: --stage-a)")->check(stages);
+  cmd->add_option("--stage-b", o->stage_b, "Stage of B")->check(stages)->capture_default_str();
   const auto isas = CLI::IsMember({"generic", "avx2", "avx512", "neon"});
   cmd->add_option("--isa-a", o->isa_a, "Kernel ISA of A (another ISA runs in a child process)")
       ->check(isas);

@@ -32,7 +32,7 @@ const SharedModel kFloatModels[] = {
     {"silero_vad_v5", "-i sr:i64=16000"},
     {"wavenet_kws", ""},
     {"tdnn_stream", ""},
-    {"crnn_stream", ""},
+    {"crnn_stream", "-i input:1,200,40,f32"},  // the GRU is written unrolled: a known length
     {"conv2d_stream", ""},
 };
 
@@ -152,7 +152,7 @@ TEST_F(CompareCli, ABrokenKernelIsNamedExactly) {
     // Its inputs were right: the error starts at this node.
     for (const auto& in : doc["first_over_tolerance"]["inputs"])
       EXPECT_NE(in["status"], "OVER") << in.dump();
-    EXPECT_GT(doc["outputs_over_tolerance"].get<int>(), 0);
+    EXPECT_GT(doc["over_tolerance"].get<int>(), 0);
     // The same stages without the fault are clean.
     json clean = compare(model + " --stage-a typed --stage-b optimize" + bundle, 0);
     EXPECT_TRUE(clean.value("clean", false)) << clean.dump(1).substr(0, 2000);
