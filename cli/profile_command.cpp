@@ -112,9 +112,11 @@ Command add_profile_command(CLI::App& app) {
   add_input_options(cmd, o->inputs);
   add_stage_options(cmd, o->stage, "optimize");
   add_profile_limit_options(cmd, *o);
-  cmd->add_flag("--json", o->json,
-                "Machine-readable output: {\"nodes\":[{\"name\",\"op\",\"ms\",\"percent\",\"fma\","
-                "\"gflops\",\"output_shapes\"}],\"total_ms\",\"total_fma\",\"by_op\",\"memory\"}");
+  cmd->add_flag(
+      "--json", o->json,
+      "Machine-readable output: {\"nodes\":[{\"name\",\"op\",\"ms\",\"percent\",\"fma\","
+      "\"gflops\",\"output_shapes\",\"kernel\",\"reference\"}],\"total_ms\",\"total_fma\","
+      "\"by_op\",\"memory\":{...,\"plan\",\"order\"},\"timeline\",\"cpu\",\"isa\"}");
   cmd->add_option("--trace", o->trace,
                   "Write a Chrome trace (one event per node per run) to this JSON file; open it "
                   "in https://ui.perfetto.dev or chrome://tracing");

@@ -217,6 +217,29 @@ TEST_F(CompareCli, SavedValuesAsReferenceAndACorruptedOne) {
   EXPECT_EQ(bad["first_over_tolerance"]["mismatches"], 1);
 }
 
+// ONNX Runtime's intermediates (scripts/ort-dump-values.js) against kiln's typed and optimized
+// values. Needs node and onnxruntime-node under build/ort (docs/compare.md); skipped otherwise.
+TEST_F(CompareCli, OnnxRuntimeIntermediatesMatch) {
+  fs::path dir = model_dir("kws_tdnn");
+  if (dir.empty()) GTEST_SKIP() << "shared models not present";
+  fs::path ort = fs::path(KILN_BINARY).parent_path() / "ort" / "node_modules" / "onnxruntime-node";
+  if (!fs::exists(ort))
+    GTEST_SKIP() << "SKIPPED: no onnxruntime-node at " << ort << " (see docs/compare.md)";
+  fs::path values = dir_ / "ort";
+  std::string cmd = "NODE_PATH=" + ort.parent_path().string() + " node " + KILN_SOURCE_DIR +
+                    "/scripts/ort-dump-values.js " + (dir / "model.onnx").string() + " " +
+                    values.string() + " > /dev/null 2>&1";
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  std::string bundle = " --input-bundle " + (dir / "test_data_set_0").string();
+  for (const char* stage : {"typed", "optimize"}) {
+    json doc = compare((dir / "model.onnx").string() + " --stage-a " + stage + " --reference " +
+                           values.string() + bundle,
+                       0);
+    EXPECT_TRUE(doc.value("clean", false)) << stage;
+    EXPECT_EQ(doc["compared"].get<size_t>(), doc["values"].size()) << stage;  // all matched
+  }
+}
+
 TEST_F(CompareCli, BadArgumentsAreClearErrors) {
   fs::path dir = model_dir("kws_tdnn");
   if (dir.empty()) GTEST_SKIP() << "shared models not present";
