@@ -98,6 +98,15 @@ TEST(ProfileHtml, ModelNamesCannotBreakOutOfTheScript) {
   fs::remove_all(dir);
 }
 
+TEST(ProfileHtml, UnwritablePathIsAClearError) {
+  auto root = kiln::testing::shared_models_dir();
+  if (root.empty()) GTEST_SKIP() << "shared models not present";
+  auto r = run_kiln_command("profile " + (root / "kws_tdnn" / "model.onnx").string() +
+                            " --runs 1 --html /nonexistent/dir/r.html");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("--html /nonexistent/dir/r.html: cannot write"), std::string::npos) << r.err;
+}
+
 TEST(ProfileHtml, RendersInHeadlessChromium) {
   auto root = kiln::testing::shared_models_dir();
   if (root.empty()) GTEST_SKIP() << "shared models not present";
