@@ -12,7 +12,9 @@
 #include "cli/labels.h"
 #include "cli/model_setup.h"
 #include "cli/stage_options.h"
+#include "cli/value_capture.h"
 #include "core/session.h"
+#include "core/state.h"
 #include "core/tensor_compare.h"
 #include "io/tensor/tensor_files.h"
 
@@ -32,7 +34,8 @@ struct RunOptions {
   bool quiet = false;
   std::string labels;  // --labels: print the top classes of output 0
   size_t top = 3;
-  int threads = 0;  // --threads: 0 keeps the default (physical cores)
+  int threads = 0;          // --threads: 0 keeps the default (physical cores)
+  std::string save_values;  // --save-values: every intermediate value as DIR/<key>.npy
 };
 
 int run(const RunOptions& o) {
@@ -43,8 +46,16 @@ int run(const RunOptions& o) {
   bind_input_shapes(*graph, inputs);
   passes::check_constant_inputs(*graph, inputs);
   run_stages(*graph, o.stage);
-  Session state(passes::plan(graph));
-  auto outputs = state.run(inputs);
+  std::vector<Tensor> outputs;
+  if (o.save_values.empty()) {
+    Session state(passes::plan(graph));
+    outputs = state.run(inputs);
+  } else {
+    CapturedRun values = capture_run(graph, inputs);
+    values.description = o.model.path;
+    save_values(values, o.save_values);
+    outputs = std::move(values.outputs);
+  }
 
   if (!o.output_dir.empty()) {
     std::filesystem::create_directories(o.output_dir);
@@ -122,6 +133,9 @@ Command add_run_command(CLI::App& app) {
                   "Threads kernels may use (default: the physical cores); results do not depend "
                   "on it")
       ->check(CLI::PositiveNumber);
+  cmd->add_option("--save-values", o->save_values,
+                  "Also write every intermediate value (each node's outputs) as DIR/<name>.npy, "
+                  "listed in DIR/values.json (what kiln compare --reference reads)");
   cmd->footer(
       "Examples:\n"
       "  kiln run model.onnx --input-bundle test_data_set_0 --assert-output-bundle "
