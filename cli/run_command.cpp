@@ -13,7 +13,9 @@
 #include "cli/limit_options.h"
 #include "cli/model_setup.h"
 #include "cli/stage_options.h"
+#include "cli/value_capture.h"
 #include "core/session.h"
+#include "core/state.h"
 #include "core/tensor_compare.h"
 #include "io/tensor/tensor_files.h"
 
@@ -33,8 +35,9 @@ struct RunOptions {
   bool quiet = false;
   std::string labels;  // --labels: print the top classes of output 0
   size_t top = 3;
-  int threads = 0;      // --threads: 0 keeps the default (physical cores)
-  LimitOptions limits;  // --max-memory, --timeout
+  int threads = 0;          // --threads: 0 keeps the default (physical cores)
+  LimitOptions limits;      // --max-memory, --timeout
+  std::string save_values;  // --save-values: every intermediate value as DIR/<key>.npy
 };
 
 int run(const RunOptions& o) {
@@ -47,9 +50,17 @@ int run(const RunOptions& o) {
   bind_input_shapes(*graph, inputs);
   passes::check_constant_inputs(*graph, inputs);
   run_stages(*graph, o.stage);
-  Session state(passes::plan(graph));
-  auto outputs = state.run(inputs);
-  check_plan_fits(o.limits, weights, state.memory_stats().arena_bytes);
+  std::vector<Tensor> outputs;
+  if (o.save_values.empty()) {
+    Session state(passes::plan(graph));
+    outputs = state.run(inputs);
+    check_plan_fits(o.limits, weights, state.memory_stats().arena_bytes);
+  } else {
+    CapturedRun values = capture_run(graph, inputs);
+    values.description = o.model.path;
+    save_values(values, o.save_values);
+    outputs = std::move(values.outputs);
+  }
 
   if (!o.output_dir.empty()) {
     std::filesystem::create_directories(o.output_dir);
@@ -128,6 +139,9 @@ Command add_run_command(CLI::App& app) {
                   "on it")
       ->check(CLI::PositiveNumber);
   add_limit_options(cmd, o->limits);
+  cmd->add_option("--save-values", o->save_values,
+                  "Also write every intermediate value (each node's outputs) as DIR/<name>.npy, "
+                  "listed in DIR/values.json (what kiln compare --reference reads)");
   cmd->footer(
       "Examples:\n"
       "  kiln run model.onnx --input-bundle test_data_set_0 --assert-output-bundle "

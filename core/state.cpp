@@ -379,6 +379,23 @@ MemoryStats State::memory_stats() const {
   return m;
 }
 
+std::vector<PlannedValue> State::memory_layout() const {
+  // A value's lifetime in the arena extends to the last use of the views sharing its buffer.
+  std::vector<int> last(values_info_.size(), -1);
+  for (const Value& v : values_info_)
+    if (v.root >= 0)
+      last[static_cast<size_t>(v.root)] = std::max(last[static_cast<size_t>(v.root)], v.last);
+  std::vector<PlannedValue> out;
+  for (size_t vi = 0; vi < values_info_.size(); vi++) {
+    const OutputPlacement& p = placements_[vi];
+    if (!p.arena) continue;
+    const Value& v = values_info_[vi];
+    int slot = static_cast<int>(vi - first_value_[static_cast<size_t>(v.node)]);
+    out.push_back({Outlet{v.node, slot}, p.offset, v.bytes, v.first, std::max(v.first, last[vi])});
+  }
+  return out;
+}
+
 std::vector<Tensor> run_graph(GraphPtr graph, const std::vector<Tensor>& inputs) {
   State state(std::make_shared<Plan>(std::move(graph)));
   return state.run(inputs);

@@ -12,6 +12,8 @@ packages=(
   libonnx-testdata
   python3 clang-format
   libclang-rt-14-dev
+  # headless rendering of `kiln profile --html` (tests/cli/html_report_browser_test.sh)
+  chromium
 )
 
 missing=()
