@@ -63,7 +63,7 @@ int run_cost_profile(const CostProfileOptions& options) {
                             [&](double elapsed, size_t runs) { progress.update(elapsed, runs); });
     symbols = state.symbols();
     arena = state.memory_stats();
-    layout = state.memory_layout();
+    layout = state.state().memory_layout();
     order = model.plan->order();
   } else {
     graph = load_model_with_facts(o.model);
