@@ -11,8 +11,10 @@
 #include "cli/commands.h"
 #include "cli/labels.h"
 #include "cli/model_setup.h"
+#include "cli/pulse_setup.h"
 #include "cli/stage_options.h"
 #include "core/session.h"
+#include "core/stream_session.h"
 #include "core/tensor_compare.h"
 #include "io/tensor/tensor_files.h"
 
@@ -33,18 +35,33 @@ struct RunOptions {
   std::string labels;  // --labels: print the top classes of output 0
   size_t top = 3;
   int threads = 0;  // --threads: 0 keeps the default (physical cores)
+  std::string pulse;  // --pulse: stream the inputs through the pulsed model
 };
 
 int run(const RunOptions& o) {
   if (o.threads > 0) set_num_threads(o.threads);
   auto graph = load_model_with_facts(o.model);
   auto inputs = gather_inputs(*graph, o.inputs);
-  // The inputs are known: analyse with their shapes so shape-dependent branches fold.
-  bind_input_shapes(*graph, inputs);
-  passes::check_constant_inputs(*graph, inputs);
-  run_stages(*graph, o.stage);
-  Session state(passes::plan(graph));
-  auto outputs = state.run(inputs);
+  std::vector<Tensor> outputs;
+  if (!o.pulse.empty()) {
+    // Streaming: the whole inputs cut into pulses, pushed through one session, the outputs
+    // concatenated with their delay dropped.
+    passes::check_constant_inputs(*graph, inputs);
+    PulsedSetup pulsed = pulsify_model(*graph, o.pulse);
+    StreamSession stream(pulsed.plan, pulsed.model.spec);
+    outputs = stream.run_whole(inputs);
+    if (!o.quiet)
+      fmt::print("pulse {} ({}): {}, {} pulses\n", pulsed.model.spec.pulse,
+                 pulsed.model.spec.symbol,
+                 describe_delays(pulsed.model.spec, graph->output_names()), stream.pulses());
+  } else {
+    // The inputs are known: analyse with their shapes so shape-dependent branches fold.
+    bind_input_shapes(*graph, inputs);
+    passes::check_constant_inputs(*graph, inputs);
+    run_stages(*graph, o.stage);
+    Session state(passes::plan(graph));
+    outputs = state.run(inputs);
+  }
 
   if (!o.output_dir.empty()) {
     std::filesystem::create_directories(o.output_dir);
@@ -122,10 +139,16 @@ Command add_run_command(CLI::App& app) {
                   "Threads kernels may use (default: the physical cores); results do not depend "
                   "on it")
       ->check(CLI::PositiveNumber);
+  cmd->add_option("--pulse", o->pulse,
+                  "Stream: pulsify the model (P frames per call along the symbol's axis: 8 or "
+                  "S=8), cut the inputs into pulses (zero-padding the last), push them through "
+                  "one streaming session and concatenate the outputs without their delay");
   cmd->footer(
       "Examples:\n"
       "  kiln run model.onnx --input-bundle test_data_set_0 --assert-output-bundle "
       "test_data_set_0\n"
+      "  kiln run wavenet_kws/model.onnx --pulse 8 --input-bundle test_data_set_0 "
+      "--assert-output-bundle test_data_set_0\n"
       "  kiln run model.onnx --input x=x.npy --output-dir out --output-format npy\n"
       "  kiln run model.onnx --input-bundle test_data_set_0 --threads 1\n"
       "  kiln run model.onnx -i 1,S,40,f32 --input-npz inputs.npz\n"
