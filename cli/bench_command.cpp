@@ -38,8 +38,8 @@ struct BenchOptions {
   bool json = false;
   std::string baseline;
   std::string max_regression = "10%";
-  int concurrent = 0;  // --concurrent N: N sessions of one loaded model at once
-  std::string pulse;    // --pulse: time the streaming model pulse by pulse
+  int concurrent = 0;    // --concurrent N: N sessions of one loaded model at once
+  std::string pulse;     // --pulse: time the streaming model pulse by pulse
   double frame_ms = 10;  // --frame-ms: input duration of one frame (real-time factor)
 };
 

@@ -159,7 +159,8 @@ Command add_dump_command(CLI::App& app) {
       "  kiln dump model.onnx --stage declutter -i sr:i64=16000 --passes\n"
       "  kiln dump model.onnx -i 1,S,40,f32 --cost          # FMA = 1536*S ...\n"
       "  kiln dump model.onnx --cost --profile --input-bundle test_data_set_0\n"
-      "  kiln dump wavenet_kws/model.onnx --pulse 8 --cost   (streaming: delays, FMA/pulse, state)");
+      "  kiln dump wavenet_kws/model.onnx --pulse 8 --cost   (streaming: delays, FMA/pulse, "
+      "state)");
   return [o] { return dump(*o); };
 }
 

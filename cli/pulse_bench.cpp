@@ -29,8 +29,10 @@ int bench_pulsed(const PulseBenchOptions& o) {
   for (size_t i = 0; i < spec.inputs.size(); i++) {
     const Fact& f = g.fact(g.inputs()[i]);
     auto shape = f.try_concrete_shape();
-    KILN_ENSURE(shape, "bench --pulse: input '{}' has a symbolic shape [{}] besides the stream: "
-                "give it with -i", g.input_name(i), dims_to_string(f.shape));
+    KILN_ENSURE(shape,
+                "bench --pulse: input '{}' has a symbolic shape [{}] besides the stream: "
+                "give it with -i",
+                g.input_name(i), dims_to_string(f.shape));
     KILN_ENSURE(!f.value, "bench --pulse: constant inputs are not supported yet");
     inputs.push_back(random_tensor(f.dt, *shape, rng));
   }
@@ -48,20 +50,13 @@ int bench_pulsed(const PulseBenchOptions& o) {
   if (o.json) {
     nlohmann::json delays = nlohmann::json::array();
     for (const auto& p : spec.outputs) delays.push_back(p.delay);
-    nlohmann::json doc{{"model", o.model.path},
-                       {"cpu", cpu_description()},
-                       {"isa", isa_name(active_isa())},
-                       {"threads", num_threads()},
-                       {"pulse", spec.pulse},
-                       {"frame_ms", o.frame_ms},
-                       {"pulse_duration_ms", pulse_ms},
-                       {"pulses", stats.count},
-                       {"median_ms", stats.median},
-                       {"p99_ms", stats.p99},
-                       {"max_ms", stats.max},
-                       {"min_ms", stats.min},
-                       {"real_time_factor", rtf},
-                       {"output_delays", delays}};
+    nlohmann::json doc{{"model", o.model.path},         {"cpu", cpu_description()},
+                       {"isa", isa_name(active_isa())}, {"threads", num_threads()},
+                       {"pulse", spec.pulse},           {"frame_ms", o.frame_ms},
+                       {"pulse_duration_ms", pulse_ms}, {"pulses", stats.count},
+                       {"median_ms", stats.median},     {"p99_ms", stats.p99},
+                       {"max_ms", stats.max},           {"min_ms", stats.min},
+                       {"real_time_factor", rtf},       {"output_delays", delays}};
     fmt::print("{}\n", doc.dump(1));
     return 0;
   }

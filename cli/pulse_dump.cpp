@@ -59,10 +59,15 @@ int dump_pulsed(const PulseDumpOptions& o) {
       for (const auto& [k, v] : n.op->attributes()) attrs[k] = v;
       nlohmann::json outs = nlohmann::json::array();
       for (const auto& f : n.outputs) outs.push_back(f.to_string());
-      nlohmann::json node{{"id", n.id},       {"name", n.name},       {"op", n.op->name()},
-                          {"outputs", outs}, {"attributes", attrs}};
+      nlohmann::json node{{"id", n.id},
+                          {"name", n.name},
+                          {"op", n.op->name()},
+                          {"outputs", outs},
+                          {"attributes", attrs}};
       if (auto* pf = fact_of(n.id); pf && pf->streaming)
-        node["pulse"] = {{"axis", pf->axis}, {"pulse", pf->pulse}, {"delay", pf->delay},
+        node["pulse"] = {{"axis", pf->axis},
+                         {"pulse", pf->pulse},
+                         {"delay", pf->delay},
                          {"full", pf->full.to_string()}};
       if (int64_t b = state_bytes(g, n)) node["state_bytes"] = b;
       if (o.cost) {
@@ -81,8 +86,11 @@ int dump_pulsed(const PulseDumpOptions& o) {
                       {"pulse", spec.outputs[i].pulse},
                       {"delay", spec.outputs[i].delay},
                       {"full", spec.outputs[i].full.to_string()}});
-    nlohmann::json doc{{"symbol", spec.symbol}, {"pulse", spec.pulse}, {"nodes", nodes},
-                       {"outputs", outs},       {"state_bytes", state}};
+    nlohmann::json doc{{"symbol", spec.symbol},
+                       {"pulse", spec.pulse},
+                       {"nodes", nodes},
+                       {"outputs", outs},
+                       {"state_bytes", state}};
     if (o.cost) {
       doc["fma_per_pulse"] = fma_pulse.to_string();
       doc["fma_whole_input"] = fma_batch.to_string();

@@ -13,6 +13,7 @@
 #include "cli/model_setup.h"
 #include "cli/pulse_setup.h"
 #include "cli/stage_options.h"
+#include "cli/stream_run.h"
 #include "core/session.h"
 #include "core/stream_session.h"
 #include "core/tensor_compare.h"
@@ -34,12 +35,25 @@ struct RunOptions {
   bool quiet = false;
   std::string labels;  // --labels: print the top classes of output 0
   size_t top = 3;
-  int threads = 0;  // --threads: 0 keeps the default (physical cores)
-  std::string pulse;  // --pulse: stream the inputs through the pulsed model
+  int threads = 0;          // --threads: 0 keeps the default (physical cores)
+  std::string pulse;        // --pulse: stream the inputs through the pulsed model
+  StreamRunOptions stream;  // --stream: a stateful model over a long input, chunk by chunk
 };
 
 int run(const RunOptions& o) {
   if (o.threads > 0) set_num_threads(o.threads);
+  if (!o.stream.stream.empty()) {
+    KILN_ENSURE(o.pulse.empty() && o.assert_bundle.empty(),
+                "--stream runs a stateful model chunk by chunk: drop --pulse / "
+                "--assert-output-bundle");
+    StreamRunOptions s = o.stream;
+    s.model = o.model;
+    s.inputs = o.inputs;
+    s.output_dir = o.output_dir;
+    s.output_format = o.output_format;
+    s.quiet = o.quiet;
+    return run_stream(s);
+  }
   auto graph = load_model_with_facts(o.model);
   auto inputs = gather_inputs(*graph, o.inputs);
   std::vector<Tensor> outputs;
@@ -143,6 +157,18 @@ Command add_run_command(CLI::App& app) {
                   "Stream: pulsify the model (P frames per call along the symbol's axis: 8 or "
                   "S=8), cut the inputs into pulses (zero-padding the last), push them through "
                   "one streaming session and concatenate the outputs without their delay");
+  cmd->add_option("--stream", o->stream.stream,
+                  "Stateful model over a long input: feed input NAME chunk by chunk along its "
+                  "last axis (a .wav given with --input NAME=FILE.wav is read as 16-bit PCM "
+                  "samples in [-1,1))");
+  cmd->add_option("--chunk", o->stream.chunk, "With --stream: new samples per chunk");
+  cmd->add_option("--context", o->stream.context,
+                  "With --stream: samples of the previous chunk each chunk repeats before its new "
+                  "ones (zeros before the start)")
+      ->capture_default_str();
+  cmd->add_option("--state", o->stream.states,
+                  "With --stream: OUTPUT:INPUT, feed output OUTPUT of each chunk to input INPUT "
+                  "of the next (starts as zeros or its --input); repeatable");
   cmd->footer(
       "Examples:\n"
       "  kiln run model.onnx --input-bundle test_data_set_0 --assert-output-bundle "
@@ -154,7 +180,10 @@ Command add_run_command(CLI::App& app) {
       "  kiln run model.onnx -i 1,S,40,f32 --input-npz inputs.npz\n"
       "  kiln run model.onnx --stage typed --input-bundle test_data_set_0   (no passes)\n"
       "  kiln run kws.pb --input wav_data=@clip.wav --labels labels.txt --top 3\n"
-      "  kiln run kws.pb --input-node Mfcc --input Mfcc=mfcc.npy --output-node labels_softmax");
+      "  kiln run kws.pb --input-node Mfcc --input Mfcc=mfcc.npy --output-node labels_softmax\n"
+      "  kiln run silero_vad_v5/model.onnx --stream input --chunk 512 --context 64 --state "
+      "stateN:state --input input=speech.wav -i sr:i64=16000   (a VAD over a file: one line "
+      "per chunk; --output-dir saves them stacked)");
   return [o] { return run(*o); };
 }
 

@@ -29,8 +29,8 @@ struct StreamPort {
 };
 
 struct StreamSpec {
-  std::string symbol;  // the stream length symbol (S)
-  int64_t pulse = 0;   // P
+  std::string symbol;                       // the stream length symbol (S)
+  int64_t pulse = 0;                        // P
   std::vector<StreamPort> inputs, outputs;  // the model's own inputs and outputs
   // Index of the pulsed graph's extra input "stream_length" (an i64 scalar: the stream's length
   // in frames once known, -1 before), after the model's own; -1: the graph has none (no padding

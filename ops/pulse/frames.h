@@ -10,9 +10,9 @@
 namespace kiln::ops::pulse {
 
 struct FrameLayout {
-  int64_t outer = 1;        // product of the dims before the axis
-  int64_t frames = 0;       // the axis
-  size_t frame_bytes = 0;   // bytes of one frame of one outer index (inner dims x element)
+  int64_t outer = 1;       // product of the dims before the axis
+  int64_t frames = 0;      // the axis
+  size_t frame_bytes = 0;  // bytes of one frame of one outer index (inner dims x element)
 };
 
 FrameLayout frame_layout(const Shape& shape, size_t axis, DatumType dt);

@@ -51,7 +51,8 @@ void PulseDelay::eval(EvalContext& ctx, const TensorRefs& inputs) const {
   pulse::FrameLayout l = pulse::frame_layout(x.shape(), axis_, x.dtype());
   const int64_t p = l.frames;
   if (st.buffer.is_null() || st.buffer.dtype() != x.dtype() ||
-      st.buffer.numel() != l.outer * keep * static_cast<int64_t>(l.frame_bytes / size_of(x.dtype()))) {
+      st.buffer.numel() !=
+          l.outer * keep * static_cast<int64_t>(l.frame_bytes / size_of(x.dtype()))) {
     Shape bs = x.shape();
     bs[axis_] = keep;
     st.buffer = Tensor(x.dtype(), bs);

@@ -12,7 +12,7 @@ namespace kiln::ops {
 namespace {
 
 struct PadState : OpState {
-  int64_t pulses = 0;  // pulses seen so far
+  int64_t pulses = 0;   // pulses seen so far
   int64_t length = -1;  // the stream length end was computed for
   int64_t end = std::numeric_limits<int64_t>::max();
   SymbolValues symbols;
@@ -20,8 +20,8 @@ struct PadState : OpState {
 
 }  // namespace
 
-PulsePad::PulsePad(size_t axis, int64_t before, int64_t after, int64_t begin_input,
-                   Dim end_input, std::string symbol, double value)
+PulsePad::PulsePad(size_t axis, int64_t before, int64_t after, int64_t begin_input, Dim end_input,
+                   std::string symbol, double value)
     : axis_(axis),
       before_(before),
       after_(after),
@@ -31,8 +31,8 @@ PulsePad::PulsePad(size_t axis, int64_t before, int64_t after, int64_t begin_inp
       value_(value) {}
 
 Attributes PulsePad::attributes() const {
-  return {{"axis", std::to_string(axis_)},         {"before", std::to_string(before_)},
-          {"after", std::to_string(after_)},       {"begin_input", std::to_string(begin_input_)},
+  return {{"axis", std::to_string(axis_)},       {"before", std::to_string(before_)},
+          {"after", std::to_string(after_)},     {"begin_input", std::to_string(begin_input_)},
           {"end_input", end_input_.to_string()}, {"value", fmt::format("{}", value_)}};
 }
 

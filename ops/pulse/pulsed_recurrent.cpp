@@ -10,10 +10,10 @@ namespace kiln::ops {
 namespace {
 
 struct RecurrentState : OpState {
-  int64_t frames = 0;                // stream frames seen so far
-  Tensor h, c;                       // carried state (null until the first valid frame ran)
-  std::unique_ptr<OpState> inner;    // the wrapped op's own state
-  Tensor y_tail;                     // warm-up pulses: the valid frames' outputs
+  int64_t frames = 0;              // stream frames seen so far
+  Tensor h, c;                     // carried state (null until the first valid frame ran)
+  std::unique_ptr<OpState> inner;  // the wrapped op's own state
+  Tensor y_tail;                   // warm-up pulses: the valid frames' outputs
 };
 
 constexpr size_t kInitialH = 5;

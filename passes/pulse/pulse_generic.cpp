@@ -30,15 +30,16 @@ bool is_elementwise(const Op& op) {
 }
 
 Kind kind_of(const Op& op) {
-  static const std::set<std::string> per_frame{"Identity", "Dropout", "BatchNormalization",
-                                               "Conv", "MaxPool", "AveragePool", "LpPool"};
+  static const std::set<std::string> per_frame{
+      "Identity", "Dropout", "BatchNormalization", "Conv", "MaxPool", "AveragePool", "LpPool"};
   static const std::set<std::string> layout{"Transpose", "Squeeze", "Unsqueeze", "Reshape",
                                             "Flatten"};
   static const std::set<std::string> axes{
-      "Softmax",    "LogSoftmax", "Hardmax",   "LayerNormalization", "Concat",
-      "Gather",     "Split",      "ArgMax",    "ArgMin",             "TopK",
-      "CumSum",     "ReduceMean", "ReduceSum", "ReduceMax",          "ReduceMin",
-      "ReduceProd", "ReduceL1",   "ReduceL2",  "ReduceLogSumExp",    "ReduceSumSquare",
+      "Softmax",      "LogSoftmax",     "Hardmax",         "LayerNormalization",
+      "Concat",       "Gather",         "Split",           "ArgMax",
+      "ArgMin",       "TopK",           "CumSum",          "ReduceMean",
+      "ReduceSum",    "ReduceMax",      "ReduceMin",       "ReduceProd",
+      "ReduceL1",     "ReduceL2",       "ReduceLogSumExp", "ReduceSumSquare",
       "ReduceLogSum", "LpNormalization"};
   if (is_elementwise(op) || per_frame.count(op.name())) return Kind::PerFrame;
   if (layout.count(op.name())) return Kind::Layout;
@@ -53,6 +54,7 @@ std::optional<std::vector<int64_t>> op_axes(const Op& op, size_t rank, bool& to_
   std::optional<std::vector<int64_t>> axes;
   for (const auto& [k, v] : op.attributes()) {
     if (k == "coerce_2d") to_end = true;
+    if (op.name() == "LayerNormalization") to_end = true;
     if (k != "axis" && k != "axes") continue;
     std::vector<int64_t> list;
     std::string cur;
@@ -101,8 +103,8 @@ void Pulsifier::generic(const Node& n) {
     for (int64_t a : *axes) {
       if (a == static_cast<int64_t>(in_axis) || (to_end && a <= static_cast<int64_t>(in_axis))) {
         if (op.name() == "Concat")
-          refuse(n, fmt::format("Concat along the stream axis {} ({}) is not supported",
-                                in_axis, symbol_));
+          refuse(n, fmt::format("Concat along the stream axis {} ({}) is not supported", in_axis,
+                                symbol_));
         whole(op.name());
       }
     }
@@ -171,8 +173,8 @@ void Pulsifier::generic(const Node& n) {
   for (size_t s = 0; s < n.outputs.size(); s++) {
     const PulsedFact& f = facts_.at({n.id, static_cast<int>(s)});
     if (f.streaming && f.pulse != pulse)
-      refuse(n, fmt::format("its output has {} frames per pulse for an input of {}", f.pulse,
-                            pulse));
+      refuse(n,
+             fmt::format("its output has {} frames per pulse for an input of {}", f.pulse, pulse));
   }
 }
 

@@ -17,8 +17,8 @@ bool Pulsifier::recurrent(const Node& n) {
   const PulsedFact& in = pfact(n.inputs[0]);
   for (size_t i = 1; i < n.inputs.size(); i++)
     if (n.inputs[i].present() && pfact(n.inputs[i]).streaming)
-      refuse(n, fmt::format("its input {} (weights, sequence lengths or initial state) streams",
-                            i));
+      refuse(n,
+             fmt::format("its input {} (weights, sequence lengths or initial state) streams", i));
   if (!in.streaming) return false;
   const auto& cfg = op->config();
   const size_t seq_axis = cfg.layout ? 1 : 0;
@@ -43,8 +43,8 @@ bool Pulsifier::recurrent(const Node& n) {
   }
   std::vector<Outlet> ins{cur};
   for (size_t i = 1; i < n.inputs.size(); i++) ins.push_back(mapped(n.inputs[i]));
-  int id = add(n.name, std::make_shared<ops::PulsedRecurrent>(n.op, states, f.delay), ins,
-               1 + states);
+  int id =
+      add(n.name, std::make_shared<ops::PulsedRecurrent>(n.op, states, f.delay), ins, 1 + states);
   // Only Y streams; the state outputs are per-pulse values nobody reads.
   const Node& pn = dst_->node(id);
   wire_[{n.id, 0}] = {id, 0};

@@ -160,13 +160,11 @@ bool Pulsifier::window(const Node& n) {
   const auto* conv = dynamic_cast<const ops::Conv*>(n.op.get());
   const auto* pool = dynamic_cast<const ops::Pool*>(n.op.get());
   if (!conv && !pool) return false;
-  if (pool && pool->kind() == ops::PoolKind::Max && n.outputs.size() > 1 &&
-      uses_.used({n.id, 1}))
+  if (pool && pool->kind() == ops::PoolKind::Max && n.outputs.size() > 1 && uses_.used({n.id, 1}))
     refuse(n, "the indices output of MaxPool count positions in the whole stream");
   const PulsedFact& in = pfact(n.inputs[0]);
   for (size_t i = 1; i < n.inputs.size(); i++)
-    if (n.inputs[i].present() && pfact(n.inputs[i]).streaming)
-      refuse(n, "its weights stream");
+    if (n.inputs[i].present() && pfact(n.inputs[i]).streaming) refuse(n, "its weights stream");
   if (!in.streaming) return false;
   const Fact& x = src_fact(n.inputs[0]);
   if (in.axis == 1) refuse(n, "the stream axis is its channel axis 1");
@@ -185,12 +183,14 @@ bool Pulsifier::window(const Node& n) {
   if (K == 1 && s == 1 && pl == 0 && pr == 0) return false;  // frame by frame
   if (geo.ceil_mode) refuse(n, "ceil_mode along the stream axis");
   double pad_value = 0;
-  if (pool && pool->kind() == ops::PoolKind::Max) pad_value = -std::numeric_limits<float>::infinity();
+  if (pool && pool->kind() == ops::PoolKind::Max)
+    pad_value = -std::numeric_limits<float>::infinity();
   const ops::Pool::Options pool_options = pool_options_of(n.op->attributes());
   if (pool && pool->kind() == ops::PoolKind::Average && !pool_options.count_include_pad &&
       (pl || pr))
-    refuse(n, "AveragePool with count_include_pad=0 and padding along the stream axis (its "
-              "divisor changes at the stream's edges)");
+    refuse(n,
+           "AveragePool with count_include_pad=0 and padding along the stream axis (its "
+           "divisor changes at the stream's edges)");
   if (in.pulse % s != 0)
     refuse(n, fmt::format("its stride {} along the stream axis needs pulses of a multiple of {} "
                           "frames here, got {}: P must be a multiple of {}",
@@ -249,8 +249,9 @@ bool Pulsifier::pad(const Node& n) {
   FactRefs facts;
   for (Outlet o : n.inputs) facts.push_back(o.present() ? &src_fact(o) : nullptr);
   if (n.op->attributes().at(0).second != "constant")
-    refuse(n, "only constant padding works along the stream axis (edge / reflect / wrap need "
-              "frames of the stream's other end)");
+    refuse(n,
+           "only constant padding works along the stream axis (edge / reflect / wrap need "
+           "frames of the stream's other end)");
   auto known = known_pad(*op, facts);
   if (!known) refuse(n, "its pads are not known before running (or it pads another type than f32)");
   auto [pl, pr] = known->pads.at(in.axis);

@@ -19,11 +19,11 @@ class Pulsifier {
   PulsedModel run();
 
   // Translators (each returns true when it handled the node).
-  void generic(const Node& n);                   // frame-local ops: per-frame or other axes
-  bool window(const Node& n);                    // Conv / pools along the stream axis
-  bool pad(const Node& n);                       // Pad along the stream axis
-  bool slice(const Node& n);                     // Slice along the stream axis
-  bool recurrent(const Node& n);                 // RNN / GRU / LSTM along the stream axis
+  void generic(const Node& n);    // frame-local ops: per-frame or other axes
+  bool window(const Node& n);     // Conv / pools along the stream axis
+  bool pad(const Node& n);        // Pad along the stream axis
+  bool slice(const Node& n);      // Slice along the stream axis
+  bool recurrent(const Node& n);  // RNN / GRU / LSTM along the stream axis
 
   // Helpers.
   const Fact& src_fact(Outlet o) const { return src_.fact(o); }

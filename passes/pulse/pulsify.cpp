@@ -24,8 +24,9 @@ std::string stream_symbol(const Graph& graph, const std::string& symbol) {
                 symbol, fmt::join(found, ", "));
     return symbol;
   }
-  KILN_ENSURE(!found.empty(),
-              "--pulse: no input has a symbolic dim to stream along (give one: -i input:1,40,S,f32)");
+  KILN_ENSURE(
+      !found.empty(),
+      "--pulse: no input has a symbolic dim to stream along (give one: -i input:1,40,S,f32)");
   KILN_ENSURE(found.size() == 1,
               "--pulse: the inputs have several symbols ({}): say which one streams, e.g. --pulse "
               "{}=8",
@@ -80,14 +81,15 @@ int Pulsifier::stream_axis(const Fact& f, const Node& n) const {
   return axis;
 }
 
-const PulsedFact& Pulsifier::pfact(Outlet src) const { return facts_.at(src); }
+const PulsedFact& Pulsifier::pfact(Outlet src) const {
+  return facts_.at(src);
+}
 Outlet Pulsifier::mapped(Outlet src) const {
   if (!src.present()) return src;
   return wire_.at(src);
 }
 
-int Pulsifier::add(const std::string& name, OpPtr op, std::vector<Outlet> inputs,
-                   size_t outputs) {
+int Pulsifier::add(const std::string& name, OpPtr op, std::vector<Outlet> inputs, size_t outputs) {
   return dst_->add_node(name, std::move(op), std::move(inputs), outputs, true);
 }
 
@@ -185,8 +187,9 @@ PulsedModel Pulsifier::run() {
           for (const Dim& d : f.dims_value ? *f.dims_value : f.shape)
             for (const auto& s : d.symbols())
               if (s == symbol_)
-                refuse(n, "its output depends on the stream's whole length, which a stream "
-                          "does not know in advance");
+                refuse(n,
+                       "its output depends on the stream's whole length, which a stream "
+                       "does not know in advance");
       std::vector<Outlet> ins;
       for (Outlet in : n.inputs) ins.push_back(mapped(in));
       record(n, add(n.name, n.op, ins, n.outputs.size()), 0);

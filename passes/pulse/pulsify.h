@@ -21,18 +21,18 @@ struct PulseOptions {
 struct PulsedFact {
   bool streaming = false;
   size_t axis = 0;
-  int64_t pulse = 0;   // frames per call along `axis`
-  int64_t delay = 0;   // frames by which the value lags the stream (may be < 0 right after a
-                       // left pad: the delay line that follows supplies the padding)
-  Dim full;            // full length of the whole-input value along the axis (symbolic)
+  int64_t pulse = 0;     // frames per call along `axis`
+  int64_t delay = 0;     // frames by which the value lags the stream (may be < 0 right after a
+                         // left pad: the delay line that follows supplies the padding)
+  Dim full;              // full length of the whole-input value along the axis (symbolic)
   double pad_value = 0;  // when delay < 0: the value of the frames not emitted
   std::string to_string() const;
 };
 
 struct PulsedModel {
-  std::shared_ptr<Graph> graph;      // the pulsed graph (declutter stage: optimize it next)
-  std::vector<PulsedFact> facts;     // per node of `graph`, slot 0
-  StreamSpec spec;                   // inputs, outputs, delays
+  std::shared_ptr<Graph> graph;   // the pulsed graph (declutter stage: optimize it next)
+  std::vector<PulsedFact> facts;  // per node of `graph`, slot 0
+  StreamSpec spec;                // inputs, outputs, delays
 };
 
 // The symbol to stream along: `symbol` when given (must appear in an input fact), else the only

@@ -57,8 +57,12 @@ struct Builder {
     return node("conv", std::make_shared<ops::Conv>(geo, 1),
                 {x, weights({kChannels, kChannels, k}), weights({kChannels})});
   }
-  Outlet relu(Outlet x) { return node("relu", std::make_shared<ops::Unary>(ops::UnaryKind::Relu), {x}); }
-  Outlet tanh(Outlet x) { return node("tanh", std::make_shared<ops::Unary>(ops::UnaryKind::Tanh), {x}); }
+  Outlet relu(Outlet x) {
+    return node("relu", std::make_shared<ops::Unary>(ops::UnaryKind::Relu), {x});
+  }
+  Outlet tanh(Outlet x) {
+    return node("tanh", std::make_shared<ops::Unary>(ops::UnaryKind::Tanh), {x});
+  }
 
   // One random layer on a [1, C, L] value.
   Outlet layer(Outlet x) {
@@ -81,10 +85,10 @@ struct Builder {
         log += fmt::format(" {}pool(k={},s={},pads={},{})", max ? "max" : "avg", k, s, geo.pads[0],
                            geo.pads[1]);
         stride *= s;
-        return node("pool",
-                    std::make_shared<ops::Pool>(max ? ops::PoolKind::Max : ops::PoolKind::Average,
-                                                geo, o),
-                    {x}, max ? 2 : 1);
+        return node(
+            "pool",
+            std::make_shared<ops::Pool>(max ? ops::PoolKind::Max : ops::PoolKind::Average, geo, o),
+            {x}, max ? 2 : 1);
       }
       case 3: {
         int64_t pl = pick(0, 3), pr = pick(0, 3);
@@ -98,11 +102,11 @@ struct Builder {
       case 4: {
         int64_t b = pick(0, 3);
         log += fmt::format(" slice({}:)", b);
-        return node("slice",
-                    std::make_shared<ops::Slice>(std::vector<int64_t>{b},
-                                                 std::vector<int64_t>{INT64_MAX},
-                                                 std::vector<int64_t>{2}),
-                    {x});
+        return node(
+            "slice",
+            std::make_shared<ops::Slice>(std::vector<int64_t>{b}, std::vector<int64_t>{INT64_MAX},
+                                         std::vector<int64_t>{2}),
+            {x});
       }
       case 5: {
         // Residual: x + relu(conv(x)) with symmetric padding (the paths' delays differ).
@@ -141,8 +145,7 @@ struct Builder {
         Outlet y = lstm ? node("lstm", std::make_shared<ops::Lstm>(cfg, false), {t, w, r, b}, 3)
                         : node("gru", std::make_shared<ops::Gru>(cfg, true), {t, w, r, b}, 2);
         Outlet sq = node("sq", std::make_shared<ops::Squeeze>(std::vector<int64_t>{1}), {y});
-        return node("back", std::make_shared<ops::Transpose>(std::vector<int64_t>{1, 2, 0}),
-                    {sq});
+        return node("back", std::make_shared<ops::Transpose>(std::vector<int64_t>{1, 2, 0}), {sq});
       }
     }
     return x;

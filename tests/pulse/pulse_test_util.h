@@ -14,9 +14,13 @@
 
 namespace kiln::testing {
 
+// $KILN_MODELS_DIR, else ../shared/models next to the source tree or its worktree parent.
 inline std::filesystem::path stream_models_dir() {
+  namespace fs = std::filesystem;
   if (const char* env = std::getenv("KILN_MODELS_DIR")) return env;
-  return std::filesystem::path(KILN_SOURCE_DIR) / ".." / "shared" / "models";
+  fs::path near = fs::path(KILN_SOURCE_DIR) / ".." / "shared" / "models";
+  if (fs::exists(near)) return near;
+  return fs::path(KILN_SOURCE_DIR) / ".." / ".." / "shared" / "models";
 }
 
 struct Streamed {

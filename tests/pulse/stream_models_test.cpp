@@ -7,6 +7,7 @@
 #include <fstream>
 #include <regex>
 
+#include "core/graph_cost.h"
 #include "core/tensor_compare.h"
 #include "io/model_loader.h"
 #include "io/tensor/tensor_files.h"
@@ -79,6 +80,28 @@ std::vector<Case> cases() {
 }
 
 INSTANTIATE_TEST_SUITE_P(Shared, StreamModel, ::testing::ValuesIn(cases()), case_name);
+
+// No recomputation: FMA per pulse x S/P is the whole-input FMA within 5% (the edges: a pulsed
+// model also computes the delay's frames past the end; a whole-input conv skips nothing).
+class StreamCost : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(StreamCost, FmaPerPulseTimesPulsesIsWholeInputFma) {
+  fs::path dir = testing::stream_models_dir() / GetParam();
+  if (!fs::exists(dir / "model.onnx")) GTEST_SKIP() << dir << " not present";
+  auto graph = io::load_model((dir / "model.onnx").string());
+  passes::to_typed(*graph);
+  passes::declutter(*graph);
+  const int64_t P = 8, S = 200;
+  auto pulsed = passes::pulsify(*graph, {"", P});
+  double per_pulse = static_cast<double>(graph_cost(*pulsed.graph).fma.to_int());
+  double whole = static_cast<double>(graph_cost(*graph).fma.eval({{"S", S}}));
+  EXPECT_GT(per_pulse, 0);
+  EXPECT_NEAR(per_pulse * S / P / whole, 1.0, 0.05) << per_pulse << " per pulse, " << whole;
+}
+
+INSTANTIATE_TEST_SUITE_P(Shared, StreamCost,
+                         ::testing::Values("wavenet_kws", "tdnn_stream", "crnn_stream",
+                                           "conv2d_stream"));
 
 // crnn_stream strides by 2: an odd pulse is refused with the node and the multiple.
 TEST(StreamModelErrors, OddPulseOnStridedModelNamesNodeAndMultiple) {
