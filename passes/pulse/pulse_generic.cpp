@@ -30,8 +30,10 @@ bool is_elementwise(const Op& op) {
 }
 
 Kind kind_of(const Op& op) {
-  static const std::set<std::string> per_frame{
-      "Identity", "Dropout", "BatchNormalization", "Conv", "MaxPool", "AveragePool", "LpPool"};
+  static const std::set<std::string> per_frame{"Identity", "Dropout", "BatchNormalization", "Conv",
+                                               "MaxPool", "AveragePool", "LpPool",
+                                               // stream axis untouched (else handled before)
+                                               "Pad", "Slice"};
   static const std::set<std::string> layout{"Transpose", "Squeeze", "Unsqueeze", "Reshape",
                                             "Flatten"};
   static const std::set<std::string> axes{
