@@ -99,12 +99,14 @@ int run_stream(const StreamRunOptions& o) {
     }
     bool state = false;
     for (auto [out, in] : wires) state = state || in == i;
-    auto shape = f.try_concrete_shape();
-    KILN_ENSURE(state && shape,
+    KILN_ENSURE(state,
                 "--stream: input '{}' ({}) is missing: give it with --input or -i (state inputs "
-                "start as zeros when their shape is known)",
+                "start as zeros)",
                 graph->input_name(i), f.to_string());
-    inputs[i] = Tensor(f.dt, *shape);
+    // A state's symbolic dims (a batch dim) are 1 unless given with -i.
+    Shape shape;
+    for (const Dim& d : f.shape) shape.push_back(d.as_int().value_or(1));
+    inputs[i] = Tensor(f.dt, shape);
     std::memset(inputs[i].raw_data(), 0, inputs[i].nbytes());
   }
   // The chunk tensor: the whole input's shape with C + N samples on its last axis.

@@ -8,7 +8,8 @@
 // The streamed input's last axis is time; chunk k holds samples [k*N - C, k*N + N) (zeros
 // before the start and past the end): N new samples after the previous chunk's last C. A .wav
 // input is read as 16-bit PCM samples in [-1, 1). State inputs start as their --input value or
-// zeros. Prints each chunk's outputs; --output-dir saves each output stacked over the chunks.
+// zeros (symbolic dims: 1). Prints each chunk's outputs; --output-dir saves each output stacked
+// over the chunks.
 #pragma once
 
 #include <string>

@@ -72,7 +72,7 @@ void PulsePad::eval(EvalContext& ctx, const TensorRefs& inputs) const {
   const int64_t lo = std::clamp<int64_t>(begin_input_ - first, 0, p);
   const int64_t hi = std::clamp<int64_t>(end - first, lo, p);
   if (lo == 0 && hi == p) {
-    ctx.set_output(0, x);
+    ctx.set_output_view(0, x, x.shape());  // no frame to mask: the input itself, no allocation
     return;
   }
   Tensor& y = ctx.output(0, x.dtype(), x.shape());

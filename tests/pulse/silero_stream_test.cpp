@@ -65,7 +65,7 @@ TEST(SileroStream, CliEqualsManualChunkFeeding) {
   auto samples = write_wav(dir / "speech.wav");
   auto r = testing::run_kiln(
       fmt::format("run {} --stream input --chunk 512 --context 64 --state stateN:state --input "
-                  "input={} -i sr:i64=16000 --output-dir {} --threads 1 -q",
+                  "input={} -i sr:i64=16000 --output-dir {} --output-format npy --threads 1 -q",
                   model.string(), (dir / "speech.wav").string(), (dir / "out").string()));
   ASSERT_EQ(r.exit_code, 0) << r.output;
   Tensor cli = io::read_npy((dir / "out" / "output_0.npy").string());
