@@ -69,9 +69,8 @@ void PulsedRecurrent::eval(EvalContext& ctx, const TensorRefs& inputs) const {
   }
   Tensor sliced;
   if (skip == p) {
-    // Only warm-up frames: the state does not move, the outputs are zeros.
-    auto facts_shape = x.shape();
-    (void)facts_shape;
+    // Only warm-up frames: the state does not move, the outputs are zeros (the op runs on one
+    // frame only to shape its outputs).
     Tensor tail = x.slice_outer(0, 1);
     refs[0] = &tail;
     ctx.eval_inner(*inner_, refs, st.inner.get());

@@ -218,12 +218,7 @@ bool Pulsifier::window(const Node& n) {
   int64_t extra = std::max<int64_t>(0, -(f.delay + overlap));
   extra += (s - (f.delay + extra + overlap) % s) % s;
   const int64_t lag = f.delay + extra + overlap;  // in input frames, a multiple of s
-  if (extra || overlap) {
-    PulsedFact g = f;
-    cur = delayed(cur, f, f.delay + extra, overlap, n.name);
-    g.delay = f.delay + extra;
-    (void)g;
-  }
+  if (extra || overlap) cur = delayed(cur, f, f.delay + extra, overlap, n.name);
   ops::WindowGeometry unpadded = geo;
   unpadded.pads[a] = 0;
   unpadded.pads[a + spatial] = 0;
