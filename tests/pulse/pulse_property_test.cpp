@@ -223,5 +223,33 @@ TEST(PulseProperty, RandomStacksPulsedEqualWholeInput) {
   EXPECT_EQ(checked, 120);
 }
 
+// Two streaming inputs on one symbol (tract's #839): x goes through a centred conv (delay 2),
+// y joins it directly; y is re-synchronised and the sum equals the whole-input run.
+TEST(PulseProperty, TwoStreamingInputsAreResynchronised) {
+  auto build2 = [] {
+    auto b = std::make_unique<Builder>(7);
+    Outlet x = b->g.add_source("x", Fact::parse("1,3,T,f32"));
+    Outlet y = b->g.add_source("y", Fact::parse("1,3,T,f32"));
+    Outlet c = b->conv(x, 3, 2, 1, 2, 2);
+    Outlet sum = b->node("add", std::make_shared<ops::Binary>(ops::BinaryKind::Add), {c, y});
+    b->g.set_outputs({sum}, {"z"});
+    return b;
+  };
+  auto batch = build2();
+  auto streamed = build2();
+  std::mt19937_64 rng(3);
+  Tensor x = random_tensor(DatumType::F32, {1, kChannels, 45}, rng);
+  Tensor y = random_tensor(DatumType::F32, {1, kChannels, 45}, rng);
+  passes::to_typed(batch->g);
+  auto expected = run_graph(std::make_shared<Graph>(batch->g), {x, y});
+  passes::to_typed(streamed->g);
+  testing::Streamed s = testing::stream_model(streamed->g, "T", 4);
+  EXPECT_EQ(s.model.spec.outputs.at(0).delay, 2);
+  StreamSession stream(s.plan, s.model.spec, {1});
+  auto got = stream.run_whole({x, y});
+  auto r = compare_tensors(got.at(0), expected.at(0), 1e-4, 1e-5);
+  EXPECT_TRUE(r.ok) << r.summary();
+}
+
 }  // namespace
 }  // namespace kiln
