@@ -114,12 +114,15 @@ std::vector<Tensor> StreamSession::run_whole(const std::vector<Tensor>& inputs) 
   set_stream_length(length);
   reset();
   // Pulses: enough to cover every input frame and every output frame past its delay.
-  int64_t pulses = (length + spec_.pulse - 1) / spec_.pulse;
+  int64_t pulses = std::max<int64_t>(1, (length + spec_.pulse - 1) / spec_.pulse);
   std::vector<int64_t> out_len(spec_.outputs.size(), 0);
   for (size_t o = 0; o < spec_.outputs.size(); o++) {
     const StreamPort& port = spec_.outputs[o];
     if (!port.streaming) continue;
     out_len[o] = port.full.eval(syms);
+    KILN_ENSURE(out_len[o] >= 0,
+                "stream: {} frames are too few for output {} (its length {} would be {})", length,
+                o, port.full.to_string(), out_len[o]);
     pulses = std::max(pulses, (out_len[o] + port.delay + port.pulse - 1) / port.pulse);
   }
   std::vector<Tensor> pulse_in(inputs.size());

@@ -251,5 +251,27 @@ TEST(PulseProperty, TwoStreamingInputsAreResynchronised) {
   EXPECT_TRUE(r.ok) << r.summary();
 }
 
+// Edge lengths: an empty stream gives empty outputs; a stream shorter than an unpadded window
+// is a clear error, not a crash.
+TEST(PulseProperty, EmptyAndTooShortStreams) {
+  auto b = std::make_unique<Builder>(5);
+  Outlet x = b->g.add_source("x", Fact::parse("1,3,T,f32"));
+  Outlet padded = b->conv(x, 3, 1, 1, 1, 1);
+  Outlet valid = b->conv(padded, 5, 1, 1, 0, 0);
+  b->g.set_outputs({padded, valid}, {"padded", "valid"});
+  passes::to_typed(b->g);
+  testing::Streamed s = testing::stream_model(b->g, "T", 4);
+  StreamSession stream(s.plan, s.model.spec, {1});
+  try {
+    stream.run_whole({Tensor(DatumType::F32, {1, kChannels, 2})});
+    ADD_FAILURE() << "a 2-frame stream through a 5-frame window was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("too few"), std::string::npos) << e.what();
+  }
+  auto out = stream.run_whole({Tensor(DatumType::F32, {1, kChannels, 4})});
+  EXPECT_EQ(out.at(0).shape(), (Shape{1, kChannels, 4}));
+  EXPECT_EQ(out.at(1).shape(), (Shape{1, kChannels, 0}));
+}
+
 }  // namespace
 }  // namespace kiln
