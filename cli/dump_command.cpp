@@ -9,6 +9,7 @@
 #include "cli/commands.h"
 #include "cli/cost_profile.h"
 #include "cli/model_setup.h"
+#include "cli/pulse_dump.h"
 #include "cli/stage_options.h"
 #include "core/graph.h"
 #include "io/nnef/nnef_writer.h"
@@ -25,6 +26,7 @@ struct DumpOptions {
   CostProfileOptions cost_profile;  // --cost, --profile and their inputs and limits
   std::string nnef_graph;           // print only graph.nnef ("-": stdout)
   CLI::Option* stage_option = nullptr;
+  std::string pulse;  // --pulse: the pulsed graph
 };
 
 std::string inputs_text(const Node& n) {
@@ -51,6 +53,8 @@ int print_nnef_graph(const Graph& graph, const std::string& target) {
 }
 
 int dump(const DumpOptions& o) {
+  if (!o.pulse.empty())
+    return dump_pulsed({o.model, o.stage, o.pulse, o.json, o.cost_profile.cost});
   if (o.cost_profile.cost || o.cost_profile.profile) {
     CostProfileOptions cp = o.cost_profile;
     cp.model = o.model;
@@ -152,6 +156,10 @@ Command add_dump_command(CLI::App& app) {
                 "Run the model (random inputs unless given) and time every node; with --cost, "
                 "GF/s per node. Profiles the optimize stage (what kiln run executes) unless "
                 "--stage says otherwise");
+  cmd->add_option("--pulse", o->pulse,
+                  "Pulsify: print the streaming model for P frames per call (8, or S=8 to name "
+                  "the symbol), each value's stream axis, pulse and delay, the outputs' delays; "
+                  "with --cost the FMA per pulse and the state in bytes; -O: optimized");
   add_input_options(cmd, o->cost_profile.inputs);
   add_profile_limit_options(cmd, o->cost_profile);
   cmd->add_option("--nnef-graph", o->nnef_graph,
@@ -164,7 +172,9 @@ Command add_dump_command(CLI::App& app) {
       "  kiln dump model.onnx -O                      the optimized graph\n"
       "  kiln dump model.onnx --stage declutter -i sr:i64=16000 --passes\n"
       "  kiln dump model.onnx -i 1,S,40,f32 --cost          # FMA = 1536*S ...\n"
-      "  kiln dump model.onnx --cost --profile --input-bundle test_data_set_0");
+      "  kiln dump model.onnx --cost --profile --input-bundle test_data_set_0\n"
+      "  kiln dump wavenet_kws/model.onnx --pulse 8 --cost   (streaming: delays, FMA/pulse, "
+      "state)");
   return [o] { return dump(*o); };
 }
 
