@@ -11,11 +11,11 @@
 namespace kiln::kernels {
 
 struct DepthwiseArgs {
-  const float* x;     // channels planes of geo.in
-  const float* w;     // channels x geo.kernel_size() taps
-  const float* bias;  // channels values, or null
-  float* y;           // channels planes of geo.out
-  int64_t channels;
+  const float* x = nullptr;     // channels planes of geo.in
+  const float* w = nullptr;     // channels x geo.kernel_size() taps
+  const float* bias = nullptr;  // channels values, or null
+  float* y = nullptr;           // channels planes of geo.out
+  int64_t channels = 0;
   ConvGeometry geo;
   float min = -std::numeric_limits<float>::infinity();
   float max = std::numeric_limits<float>::infinity();
