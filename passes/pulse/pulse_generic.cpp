@@ -1,9 +1,8 @@
 // Pulsification of the ops that work frame by frame: element-wise ops, layout ops that keep the
 // stream axis whole, ops working along other axes. Everything else that touches the stream is
 // refused, naming the node, the op and the axis.
-#include <set>
-
 #include "base/error.h"
+#include "ops/core/identity.h"
 #include "ops/elementwise/binary.h"
 #include "ops/elementwise/cast.h"
 #include "ops/elementwise/clip.h"
@@ -13,6 +12,27 @@
 #include "ops/elementwise/variadic.h"
 #include "ops/elementwise/vectorized.h"
 #include "ops/elementwise/where.h"
+#include "ops/nn/batch_norm.h"
+#include "ops/nn/conv.h"
+#include "ops/nn/dropout.h"
+#include "ops/nn/global_pool.h"
+#include "ops/nn/layer_norm.h"
+#include "ops/nn/matmul.h"
+#include "ops/nn/pool.h"
+#include "ops/nn/softmax.h"
+#include "ops/reduce/arg_reduce.h"
+#include "ops/reduce/cumsum.h"
+#include "ops/reduce/reduce.h"
+#include "ops/reduce/topk.h"
+#include "ops/shape/concat.h"
+#include "ops/shape/flatten.h"
+#include "ops/shape/gather.h"
+#include "ops/shape/pad.h"
+#include "ops/shape/reshape.h"
+#include "ops/shape/slice.h"
+#include "ops/shape/split.h"
+#include "ops/shape/squeeze.h"
+#include "ops/shape/transpose.h"
 #include "passes/pulse/pulsifier.h"
 
 namespace kiln::passes::pulse {
@@ -29,24 +49,22 @@ bool is_elementwise(const Op& op) {
          dynamic_cast<const ops::UnaryF32*>(&op) || dynamic_cast<const ops::BinaryF32*>(&op);
 }
 
+template <typename... T>
+bool is_one_of(const Op& op) {
+  return (... || (dynamic_cast<const T*>(&op) != nullptr));
+}
+
 Kind kind_of(const Op& op) {
-  static const std::set<std::string> per_frame{"Identity", "Dropout", "BatchNormalization", "Conv",
-                                               "MaxPool", "AveragePool", "LpPool",
-                                               // stream axis untouched (else handled before)
-                                               "Pad", "Slice"};
-  static const std::set<std::string> layout{"Transpose", "Squeeze", "Unsqueeze", "Reshape",
-                                            "Flatten"};
-  static const std::set<std::string> axes{
-      "Softmax",      "LogSoftmax",     "Hardmax",         "LayerNormalization",
-      "Concat",       "Gather",         "Split",           "ArgMax",
-      "ArgMin",       "TopK",           "CumSum",          "ReduceMean",
-      "ReduceSum",    "ReduceMax",      "ReduceMin",       "ReduceProd",
-      "ReduceL1",     "ReduceL2",       "ReduceLogSumExp", "ReduceSumSquare",
-      "ReduceLogSum", "LpNormalization"};
-  if (is_elementwise(op) || per_frame.count(op.name())) return Kind::PerFrame;
-  if (layout.count(op.name())) return Kind::Layout;
-  if (axes.count(op.name())) return Kind::Axes;
-  if (op.name() == "MatMul") return Kind::MatMul;
+  // Pad and Slice reach here only when they leave the stream axis alone (else handled before).
+  if (is_elementwise(op) || is_one_of<ops::Identity, ops::Dropout, ops::BatchNorm, ops::Conv,
+                                      ops::Pool, ops::Pad, ops::Slice>(op))
+    return Kind::PerFrame;
+  if (is_one_of<ops::Transpose, ops::Squeeze, ops::Unsqueeze, ops::Reshape, ops::Flatten>(op))
+    return Kind::Layout;
+  if (is_one_of<ops::Softmax, ops::LayerNorm, ops::Concat, ops::Gather, ops::Split, ops::ArgReduce,
+                ops::TopK, ops::CumSum, ops::Reduce>(op))
+    return Kind::Axes;
+  if (is_one_of<ops::MatMul>(op)) return Kind::MatMul;
   return Kind::Refused;
 }
 
@@ -56,7 +74,7 @@ std::optional<std::vector<int64_t>> op_axes(const Op& op, size_t rank, bool& to_
   std::optional<std::vector<int64_t>> axes;
   for (const auto& [k, v] : op.attributes()) {
     if (k == "coerce_2d") to_end = true;
-    if (op.name() == "LayerNormalization") to_end = true;
+    if (is_one_of<ops::LayerNorm>(op)) to_end = true;
     if (k != "axis" && k != "axes") continue;
     std::vector<int64_t> list;
     std::string cur;
@@ -94,7 +112,7 @@ void Pulsifier::generic(const Node& n) {
                           what, in_axis, symbol_));
   };
   if (kind == Kind::Refused) {
-    if (op.name().rfind("Global", 0) == 0) whole(op.name());
+    if (is_one_of<ops::GlobalPool>(op)) whole(op.name());
     refuse(n, fmt::format("{} is not known to work frame by frame along the stream axis {} ({})",
                           op.name(), in_axis, symbol_));
   }
@@ -104,7 +122,7 @@ void Pulsifier::generic(const Node& n) {
     if (!axes) whole(op.name() + " (over all axes)");
     for (int64_t a : *axes) {
       if (a == static_cast<int64_t>(in_axis) || (to_end && a <= static_cast<int64_t>(in_axis))) {
-        if (op.name() == "Concat")
+        if (is_one_of<ops::Concat>(op))
           refuse(n, fmt::format("Concat along the stream axis {} ({}) is not supported", in_axis,
                                 symbol_));
         whole(op.name());

@@ -3,7 +3,10 @@
 // stream start (its input's delay). Reverse and bidirectional recurrences need the stream's end
 // first and are refused, as are the final states Y_h / Y_c (known only when the stream ends).
 #include "base/error.h"
+#include "ops/control/loop.h"
+#include "ops/control/scan.h"
 #include "ops/pulse/pulsed_recurrent.h"
+#include "ops/recurrent/lstm.h"
 #include "ops/recurrent/recurrent.h"
 #include "passes/pulse/pulsifier.h"
 
@@ -11,7 +14,7 @@ namespace kiln::passes::pulse {
 
 bool Pulsifier::recurrent(const Node& n) {
   const auto* op = dynamic_cast<const ops::RecurrentOp*>(n.op.get());
-  if (n.op->name() == "Scan" || n.op->name() == "Loop")
+  if (dynamic_cast<const ops::Scan*>(n.op.get()) || dynamic_cast<const ops::Loop*>(n.op.get()))
     refuse(n, fmt::format("{} bodies are not pulsified yet", n.op->name()));
   if (!op) return false;
   const PulsedFact& in = pfact(n.inputs[0]);
@@ -31,7 +34,7 @@ bool Pulsifier::recurrent(const Node& n) {
   if (cfg.layout != 0) refuse(n, "layout=1 (batch first) recurrences are not pulsified yet");
   if (n.inputs.size() > 4 && n.inputs[4].present())
     refuse(n, "sequence_lens along the stream axis");
-  const size_t states = n.op->name() == "LSTM" ? 2 : 1;
+  const size_t states = dynamic_cast<const ops::Lstm*>(n.op.get()) ? 2 : 1;
   for (size_t s = 1; s < n.outputs.size(); s++)
     if (uses_.used({n.id, static_cast<int>(s)}))
       refuse(n, fmt::format("its final state (output {}) is known only at the stream's end", s));
