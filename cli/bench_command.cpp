@@ -85,11 +85,6 @@ double read_baseline_median(const std::string& path) {
 int bench_concurrent(BenchOptions& o, const BenchLimits& limits) {
   const int threads = o.threads > 0 ? o.threads : 1;
   set_num_threads(threads);
-  if (!o.pulse.empty()) {
-    KILN_ENSURE(o.concurrent == 0 && o.baseline.empty(),
-                "--pulse times one stream: drop --concurrent / --baseline");
-    return bench_pulsed({o.model, o.pulse, o.frame_ms, limits, o.seed, o.json});
-  }
   auto model = load_model_for_timing(o.model, o.inputs, o.stage, o.seed);
   check_weights_fit(o.run_limits, model.plan->graph());
   const auto& inputs = model.inputs.tensors;
@@ -173,16 +168,16 @@ int bench(BenchOptions& o) {
   if (time_given && !runs_given) limits.max_runs = 0;
   double max_regression = parse_percent(o.max_regression);
   double baseline_median = o.baseline.empty() ? 0 : read_baseline_median(o.baseline);
-  if (o.concurrent > 0) {
-    KILN_ENSURE(o.baseline.empty(), "--baseline compares single-session runs: drop --concurrent");
-    return bench_concurrent(o, limits);
-  }
-
   if (!o.pulse.empty()) {
     KILN_ENSURE(o.concurrent == 0 && o.baseline.empty(),
                 "--pulse times one stream: drop --concurrent / --baseline");
     return bench_pulsed({o.model, o.pulse, o.frame_ms, limits, o.seed, o.json});
   }
+  if (o.concurrent > 0) {
+    KILN_ENSURE(o.baseline.empty(), "--baseline compares single-session runs: drop --concurrent");
+    return bench_concurrent(o, limits);
+  }
+
   auto model = load_model_for_timing(o.model, o.inputs, o.stage, o.seed);
   check_weights_fit(o.run_limits, model.plan->graph());
   Session state(model.plan);
