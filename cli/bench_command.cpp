@@ -15,6 +15,7 @@
 #include "cli/model_setup.h"
 #include "cli/progress.h"
 #include "cli/pulse_bench.h"
+#include "cli/pulse_setup.h"
 #include "cli/stage_options.h"
 #include "cli/timing_inputs.h"
 #include "core/benchmark.h"
@@ -168,9 +169,11 @@ int bench(BenchOptions& o) {
   if (time_given && !runs_given) limits.max_runs = 0;
   double max_regression = parse_percent(o.max_regression);
   double baseline_median = o.baseline.empty() ? 0 : read_baseline_median(o.baseline);
-  if (!o.pulse.empty()) {
+  if (!o.pulse.empty() || is_pulsed_model(o.model)) {
     KILN_ENSURE(o.concurrent == 0 && o.baseline.empty(),
-                "--pulse times one stream: drop --concurrent / --baseline");
+                "a pulsed model is timed as one stream: drop --concurrent / --baseline");
+    KILN_ENSURE(o.pulse.empty() || !is_pulsed_model(o.model),
+                "'{}' is already a pulsed model: drop --pulse", o.model.path);
     return bench_pulsed({o.model, o.pulse, o.frame_ms, limits, o.seed, o.json});
   }
   if (o.concurrent > 0) {

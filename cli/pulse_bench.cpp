@@ -20,7 +20,9 @@ namespace kiln::cli {
 int bench_pulsed(const PulseBenchOptions& o) {
   KILN_ENSURE(o.frame_ms > 0, "--frame-ms must be positive, got {}", o.frame_ms);
   auto graph = load_model_with_facts(o.model);
-  PulsedSetup s = pulsify_model(*graph, o.pulse);
+  // Empty pulse: the model is a pulsed NNEF (kiln convert --pulse).
+  PulsedSetup s =
+      o.pulse.empty() ? load_pulsed_model(graph, o.model) : pulsify_model(*graph, o.pulse);
   const StreamSpec& spec = s.model.spec;
   const Graph& g = *s.model.graph;
   // Random frames for every pulse (the same ones each time: latency does not depend on values).

@@ -62,9 +62,24 @@ int run(const RunOptions& o) {
   }
   auto graph = load_model_with_facts(o.model);
   const size_t weights = check_weights_fit(o.limits, *graph);
-  auto inputs = gather_inputs(*graph, o.inputs);
+  const std::optional<StreamSpec> pulsed_spec = pulsed_model_spec(o.model, *graph);
+  auto inputs = pulsed_spec ? gather_inputs(whole_stream_inputs(*graph, *pulsed_spec), o.inputs)
+                            : gather_inputs(*graph, o.inputs);
   std::vector<Tensor> outputs;
-  if (!o.pulse.empty()) {
+  if (pulsed_spec) {
+    // A pulsed NNEF model (kiln convert --pulse): streamed like --pulse, its own pulse.
+    KILN_ENSURE(o.pulse.empty() && o.save_values.empty(),
+                "'{}' is already a pulsed model (pulse {}): drop --pulse / --save-values",
+                o.model.path, pulsed_spec->pulse);
+    graph->analyse();
+    run_stages(*graph, o.stage);
+    StreamSession stream(passes::plan(graph), *pulsed_spec);
+    outputs = stream.run_whole(inputs);
+    if (!o.quiet)
+      fmt::print("pulsed model, pulse {} ({}): {}, {} pulses\n", pulsed_spec->pulse,
+                 pulsed_spec->symbol, describe_delays(*pulsed_spec, graph->output_names()),
+                 stream.pulses());
+  } else if (!o.pulse.empty()) {
     // Streaming: the whole inputs cut into pulses, pushed through one session, the outputs
     // concatenated with their delay dropped.
     passes::check_constant_inputs(*graph, inputs);

@@ -1,43 +1,11 @@
-// NNEF primitives holding recurrences and subgraphs: kiln_core_lstm, kiln_core_if.
+// NNEF primitives holding subgraphs: kiln_core_if, kiln_core_loop.
 #include "io/nnef/primitive_util.h"
 #include "ops/control/if.h"
 #include "ops/control/loop.h"
-#include "ops/recurrent/lstm.h"
 
 namespace kiln::nnef::prim {
 
 namespace {
-
-V kiln_lstm(Builder& b, const Args& a) {
-  std::vector<Outlet> inputs;
-  for (const char* n : {"x", "w", "r", "b", "sequence_lens", "initial_h", "initial_c", "p"}) {
-    const Value& v = a.get(n);
-    bool absent = v.kind == Value::Kind::Array && v.items.empty();
-    inputs.push_back(absent ? Outlet{} : a.tensor(b, n));
-  }
-  while (!inputs.empty() && !inputs.back().present()) inputs.pop_back();
-  ops::RecurrentConfig cfg;
-  cfg.direction = ops::parse_rnn_direction(a.string("direction"));
-  if (a.integer("hidden_size") > 0) cfg.hidden_size = a.integer("hidden_size");
-  std::vector<std::string> names;
-  for (const auto& v : a.get("activations").items) {
-    KILN_ENSURE(v.kind == Value::Kind::String, "kiln_core_lstm: activations must be strings");
-    names.push_back(v.string);
-  }
-  std::vector<float> alphas, betas;
-  for (double x : a.reals("activation_alpha")) alphas.push_back(static_cast<float>(x));
-  for (double x : a.reals("activation_beta")) betas.push_back(static_cast<float>(x));
-  if (!names.empty()) cfg.activations = ops::Activation::from_onnx(names, alphas, betas);
-  if (a.real("clip") > 0) cfg.clip = static_cast<float>(a.real("clip"));
-  cfg.layout = a.integer("layout");
-  int64_t n = a.integer("outputs");
-  KILN_ENSURE(n >= 1 && n <= 3, "kiln_core_lstm: outputs must be 1 to 3, got {}", n);
-  auto outs =
-      b.add_multi(std::make_shared<ops::Lstm>(cfg, a.boolean("input_forget")), inputs, size_t(n));
-  V items;
-  for (auto o : outs) items.push_back(Value::tensor(o));
-  return {Value::array(items)};
-}
 
 V kiln_if(Builder& b, const Args& a) {
   Outlet cond = a.tensor(b, "condition");
@@ -108,7 +76,6 @@ V kiln_loop(Builder& b, const Args& a) {
 }  // namespace
 
 void register_control_primitives(std::map<std::string, Primitive>& p) {
-  p["kiln_core_lstm"] = kiln_lstm;
   p["kiln_core_if"] = kiln_if;
   p["kiln_core_loop"] = kiln_loop;
 }

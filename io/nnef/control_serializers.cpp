@@ -1,56 +1,11 @@
-// NNEF serializers of LSTM and If (kiln_core_lstm, kiln_core_if with fragment branches).
+// NNEF serializers of If and Loop (kiln_core_if, kiln_core_loop with fragment bodies).
 #include "io/nnef/serializer_util.h"
 #include "ops/control/if.h"
 #include "ops/control/loop.h"
-#include "ops/recurrent/lstm.h"
 
 namespace kiln::nnef::ser {
 
 namespace {
-
-std::string string_list(const std::vector<std::string>& v) {
-  std::string out = "[";
-  for (size_t i = 0; i < v.size(); i++) out += (i ? ", " : "") + nnef_string(v[i]);
-  return out + "]";
-}
-
-std::string real_list(const std::vector<float>& v) {
-  std::string out = "[";
-  for (size_t i = 0; i < v.size(); i++) out += (i ? ", " : "") + nnef_real(v[i]);
-  return out + "]";
-}
-
-// LSTM as kiln_core_lstm: the ONNX inputs by name (absent ones omitted), the ONNX attributes.
-bool write_lstm(Ctx& c, const Node& n) {
-  const auto& op = op_as<ops::Lstm>(n);
-  const auto& cfg = op.config();
-  static const char* names[] = {"x", "w", "r", "b", "sequence_lens", "initial_h", "initial_c", "p"};
-  std::string args;
-  for (size_t i = 0; i < n.inputs.size() && i < 8; i++)
-    if (has_input(n, i))
-      args += fmt::format("{}{} = {}", args.empty() ? "" : ", ", names[i], c.identifier(in(n, i)));
-  std::vector<std::string> acts;
-  std::vector<float> alphas, betas;
-  for (const auto& a : cfg.activations) {
-    std::string s = a.to_string();
-    acts.push_back(s.substr(0, s.find('(')));
-    if (ops::Activation::uses_alpha(a.kind)) alphas.push_back(a.alpha);
-    if (ops::Activation::uses_beta(a.kind)) betas.push_back(a.beta);
-  }
-  const char* dir = cfg.direction == ops::RnnDirection::Forward   ? "forward"
-                    : cfg.direction == ops::RnnDirection::Reverse ? "reverse"
-                                                                  : "bidirectional";
-  c.use_extension("kiln_registry kiln_core", "LSTM");
-  c.assign_all(
-      n, fmt::format("kiln_core_lstm({}, direction = '{}', hidden_size = {}, activations = {}, "
-                     "activation_alpha = {}, activation_beta = {}, clip = {}, "
-                     "input_forget = {}, layout = {}, outputs = {})",
-                     args, dir, cfg.hidden_size.value_or(0), string_list(acts), real_list(alphas),
-                     real_list(betas), nnef_real(cfg.clip.value_or(0.0f)),
-                     OpAttrs(n).integer("input_forget", 0) ? "true" : "false", cfg.layout,
-                     n.outputs.size()));
-  return true;
-}
 
 // If as kiln_core_if: the condition, every other node input (the values the branches capture),
 // and the two branches as fragments taking those values.
@@ -152,7 +107,6 @@ bool write_loop(Ctx& c, const Node& n) {
 }  // namespace
 
 void register_control_serializers(std::map<std::string, Serializer>& s) {
-  s["LSTM"] = write_lstm;
   s["If"] = write_if;
   s["Loop"] = write_loop;
 }

@@ -4,10 +4,13 @@
 
 #include <cmath>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 
 #include "base/error.h"
 #include "io/nnef/builder.h"
 #include "io/nnef/parser.h"
+#include "io/nnef/stream_spec_file.h"
 
 namespace kiln::nnef {
 
@@ -378,7 +381,8 @@ void check_extensions(const Document& doc, Builder& b) {
   for (const auto& ext : doc.extensions) {
     if (ext == "KHR_enable_fragment_definitions" || ext == "KHR_enable_operator_expressions" ||
         ext == "tract_registry tract_core" || ext == "tract_registry tract_nnef" ||
-        ext == "kiln_registry kiln_core" || ext == "kiln_registry kiln_audio")
+        ext == "tract_registry tract_pulse" || ext == "kiln_registry kiln_core" ||
+        ext == "kiln_registry kiln_audio" || ext == "kiln_registry kiln_pulse")
       continue;
     if (ext.rfind("tract_symbol ", 0) == 0) {
       b.symbols.insert(ext.substr(13));
@@ -388,8 +392,9 @@ void check_extensions(const Document& doc, Builder& b) {
   }
   KILN_ENSURE(unknown.empty(),
               "unknown NNEF extension(s) {} (kiln knows KHR_enable_fragment_definitions, "
-              "KHR_enable_operator_expressions, tract_registry tract_core, tract_symbol, "
-              "kiln_registry kiln_core, kiln_registry kiln_audio)",
+              "KHR_enable_operator_expressions, tract_registry tract_core, tract_registry "
+              "tract_pulse, tract_symbol, kiln_registry kiln_core, kiln_registry kiln_audio, "
+              "kiln_registry kiln_pulse)",
               unknown);
 }
 
@@ -440,6 +445,40 @@ std::shared_ptr<Graph> load_nnef(const std::string& path) {
     e.with_context("loading NNEF '" + path + "'");
     throw;
   }
+}
+
+namespace {
+
+// The stream description file of a container, if it has one.
+std::optional<std::string> stream_spec_text(const std::string& path) {
+  std::error_code ec;
+  std::filesystem::path dir = path;
+  if (std::filesystem::is_regular_file(path, ec) && !is_archive_path(path))
+    dir = dir.parent_path().empty() ? "." : dir.parent_path();
+  if (std::filesystem::is_directory(dir, ec)) {
+    // Only the one file: a directory's tensors need not be read again.
+    const auto file = dir / kStreamSpecFile;
+    if (!std::filesystem::is_regular_file(file, ec)) return std::nullopt;
+    std::ifstream in(file, std::ios::binary);
+    KILN_ENSURE(in, "cannot read '{}'", file.string());
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  }
+  FileMap files = read_container(path);
+  auto it = files.find(kStreamSpecFile);
+  if (it == files.end()) return std::nullopt;
+  return std::move(it->second);
+}
+
+}  // namespace
+
+std::optional<StreamSpec> load_nnef_stream_spec(const std::string& path, const Graph& graph) {
+  auto text = stream_spec_text(path);
+  if (!text) return std::nullopt;
+  return stream_spec_from_json(*text, graph.inputs().size(), graph.outputs().size(), path);
+}
+
+bool has_nnef_stream_spec(const std::string& path) {
+  return stream_spec_text(path).has_value();
 }
 
 }  // namespace kiln::nnef

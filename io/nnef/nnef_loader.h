@@ -4,9 +4,11 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "core/graph.h"
+#include "core/stream_session.h"
 #include "io/nnef/archive.h"
 
 namespace kiln::nnef {
@@ -16,5 +18,11 @@ namespace kiln::nnef {
 std::shared_ptr<Graph> load_nnef(const std::string& path);
 // Builds the graph from files already in memory (graph.nnef plus its tensors).
 std::shared_ptr<Graph> load_nnef_files(const FileMap& files, const std::string& source = "model");
+
+// The stream description of a pulsed model's container (written by `kiln convert --pulse`),
+// checked against the loaded `graph`; nullopt for an ordinary model.
+std::optional<StreamSpec> load_nnef_stream_spec(const std::string& path, const Graph& graph);
+// Whether the container at `path` holds a stream description (a pulsed model).
+bool has_nnef_stream_spec(const std::string& path);
 
 }  // namespace kiln::nnef

@@ -1,4 +1,5 @@
 #include "io/nnef/nnef_writer.h"
+#include "io/nnef/stream_spec_file.h"
 
 #include <cctype>
 #include <cmath>
@@ -349,6 +350,15 @@ WrittenModel write_nnef(const Graph& graph, const WriteOptions& options) {
   text += "}\n";
   model.files = std::move(shared.files);
   model.files["graph.nnef"] = text;
+  if (options.stream) {
+    KILN_ENSURE(!options.strict,
+                "--nnef-strict: a pulsed model needs the tract_pulse and kiln_pulse extensions");
+    KILN_ENSURE(options.stream->inputs.size() + (options.stream->length_input >= 0 ? 1 : 0) ==
+                        graph.inputs().size() &&
+                    options.stream->outputs.size() == graph.outputs().size(),
+                "the stream description does not match the graph's inputs and outputs");
+    model.files[kStreamSpecFile] = stream_spec_to_json(*options.stream);
+  }
   return model;
 }
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/graph.h"
+#include "core/stream_session.h"
 #include "io/nnef/archive.h"
 
 namespace kiln::nnef {
@@ -14,6 +15,9 @@ namespace kiln::nnef {
 struct WriteOptions {
   // Refuse graphs that need extension fragments (an error listing the ops).
   bool strict = false;
+  // A pulsed model's stream description (passes::pulsify), written as kiln_stream.json
+  // (io/nnef/stream_spec_file.h); null for ordinary models.
+  const StreamSpec* stream = nullptr;
 };
 
 struct WrittenModel {

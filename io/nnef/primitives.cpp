@@ -193,8 +193,6 @@ V kiln_binary(Builder& b, const Args& a) {
   fail("kiln_core_binary: unknown op '{}'", name);
 }
 
-// kiln_core_lstm: the ONNX LSTM; optional inputs left out (or given as []) are absent.
-
 std::map<std::string, Primitive> make_primitives() {
   using ops::BinaryKind;
   using ops::UnaryKind;
@@ -280,6 +278,8 @@ std::map<std::string, Primitive> make_primitives() {
   register_shape_primitives(p);
   register_control_primitives(p);
   register_audio_primitives(p);
+  register_recurrent_primitives(p);
+  register_pulse_primitives(p);
   return p;
 }
 

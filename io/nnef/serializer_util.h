@@ -119,5 +119,7 @@ void register_nn_serializers(std::map<std::string, Serializer>& s);
 void register_shape_serializers(std::map<std::string, Serializer>& s);
 void register_control_serializers(std::map<std::string, Serializer>& s);
 void register_audio_serializers(std::map<std::string, Serializer>& s);
+void register_recurrent_serializers(std::map<std::string, Serializer>& s);
+void register_pulse_serializers(std::map<std::string, Serializer>& s);
 
 }  // namespace kiln::nnef::ser

@@ -12,6 +12,8 @@ const std::map<std::string, Serializer>& serializers() {
     ser::register_shape_serializers(m);
     ser::register_control_serializers(m);
     ser::register_audio_serializers(m);
+    ser::register_recurrent_serializers(m);
+    ser::register_pulse_serializers(m);
     return m;
   }();
   return s;

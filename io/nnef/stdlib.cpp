@@ -156,6 +156,55 @@ fragment kiln_core_lstm( x: tensor<scalar>, w: tensor<scalar>, r: tensor<scalar>
                         clip: scalar = 0.0, input_forget: logical = false, layout: integer = 0,
                         outputs: integer = 3 )
     -> ( values: tensor<scalar>[] );
+fragment kiln_core_gru( x: tensor<scalar>, w: tensor<scalar>, r: tensor<scalar>,
+                        b: tensor<scalar> = [], sequence_lens: tensor<integer> = [],
+                        initial_h: tensor<scalar> = [], direction: string = 'forward',
+                        hidden_size: integer = 0, activations: string[] = [],
+                        activation_alpha: scalar[] = [], activation_beta: scalar[] = [],
+                        clip: scalar = 0.0, linear_before_reset: logical = false, layout: integer = 0,
+                        outputs: integer = 2 )
+    -> ( values: tensor<scalar>[] );
+fragment kiln_core_rnn( x: tensor<scalar>, w: tensor<scalar>, r: tensor<scalar>,
+                        b: tensor<scalar> = [], sequence_lens: tensor<integer> = [],
+                        initial_h: tensor<scalar> = [], direction: string = 'forward',
+                        hidden_size: integer = 0, activations: string[] = [],
+                        activation_alpha: scalar[] = [], activation_beta: scalar[] = [],
+                        clip: scalar = 0.0, layout: integer = 0,
+                        outputs: integer = 2 )
+    -> ( values: tensor<scalar>[] );
+fragment kiln_pulse_lstm( x: tensor<scalar>, w: tensor<scalar>, r: tensor<scalar>,
+                        b: tensor<scalar> = [], sequence_lens: tensor<integer> = [],
+                        initial_h: tensor<scalar> = [], initial_c: tensor<scalar> = [],
+                        p: tensor<scalar> = [], direction: string = 'forward',
+                        hidden_size: integer = 0, activations: string[] = [],
+                        activation_alpha: scalar[] = [], activation_beta: scalar[] = [],
+                        clip: scalar = 0.0, input_forget: logical = false, layout: integer = 0,
+                        outputs: integer = 3, warmup: integer = 0 )
+    -> ( values: tensor<scalar>[] );
+fragment kiln_pulse_gru( x: tensor<scalar>, w: tensor<scalar>, r: tensor<scalar>,
+                        b: tensor<scalar> = [], sequence_lens: tensor<integer> = [],
+                        initial_h: tensor<scalar> = [], direction: string = 'forward',
+                        hidden_size: integer = 0, activations: string[] = [],
+                        activation_alpha: scalar[] = [], activation_beta: scalar[] = [],
+                        clip: scalar = 0.0, linear_before_reset: logical = false, layout: integer = 0,
+                        outputs: integer = 2, warmup: integer = 0 )
+    -> ( values: tensor<scalar>[] );
+fragment kiln_pulse_rnn( x: tensor<scalar>, w: tensor<scalar>, r: tensor<scalar>,
+                        b: tensor<scalar> = [], sequence_lens: tensor<integer> = [],
+                        initial_h: tensor<scalar> = [], direction: string = 'forward',
+                        hidden_size: integer = 0, activations: string[] = [],
+                        activation_alpha: scalar[] = [], activation_beta: scalar[] = [],
+                        clip: scalar = 0.0, layout: integer = 0,
+                        outputs: integer = 2, warmup: integer = 0 )
+    -> ( values: tensor<scalar>[] );
+fragment tract_pulse_delay( input: tensor<scalar>, axis: integer, delay: integer,
+                           overlap: integer ) -> ( output: tensor<scalar> );
+fragment kiln_pulse_delay( input: tensor<scalar>, axis: integer, delay: integer, overlap: integer,
+                          init: scalar = 0.0 ) -> ( output: tensor<scalar> );
+fragment kiln_pulse_pad( input: tensor<scalar>, stream_length: tensor<integer> = [],
+                        axis: integer, before: integer, after: integer, begin_input: integer,
+                        end_input: string, symbol: string, value: scalar = 0.0 )
+    -> ( output: tensor<scalar> );
 fragment kiln_core_loop( trip_count: tensor<integer> = [], condition: tensor<logical> = [],
                         carried: tensor<scalar>[], captured: tensor<scalar>[], body: string,
                         outputs: integer ) -> ( results: tensor<scalar>[] );

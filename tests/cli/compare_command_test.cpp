@@ -32,7 +32,7 @@ const SharedModel kFloatModels[] = {
     {"silero_vad_v5", "-i sr:i64=16000"},
     {"wavenet_kws", ""},
     {"tdnn_stream", ""},
-    {"crnn_stream", "-i input:1,200,40,f32"},  // the GRU is written unrolled: a known length
+    {"crnn_stream", ""},  // GRU and LSTM as kiln_core_gru / kiln_core_lstm, time axis symbolic
     {"conv2d_stream", ""},
 };
 
