@@ -7,11 +7,12 @@
 
 #include <memory>
 
+#include "base/error.h"
 #include "cli/commands.h"
 #include "cli/compare_sides.h"
+#include "cli/compare_stream.h"
 #include "cli/compare_values.h"
 #include "cli/timing_inputs.h"
-#include "base/error.h"
 
 namespace kiln::cli {
 
@@ -21,8 +22,8 @@ struct CompareOptions {
   ModelOptions model;   // A (facts, format and cuts apply to both models)
   std::string model_b;  // B's file; empty: A's
   InputOptions inputs;
-  std::string reference;  // B is this directory of values
-  std::string stage_a = "optimize", stage_b = "optimize";
+  std::string reference;                      // B is this directory of values
+  std::string stage_a, stage_b = "optimize";  // stage_a empty: optimize (declutter with --stream)
   std::string isa_a, isa_b;
   int threads_a = 0, threads_b = 0;
   // Intermediate values carry more rounding than outputs (a Winograd conv differs from the
@@ -31,6 +32,7 @@ struct CompareOptions {
   uint64_t seed = 0;
   bool json = false;
   bool failures_only = false;
+  std::string stream;  // --stream P: B is A pulsified, run pulse by pulse
 };
 
 int compare(const CompareOptions& o) {
@@ -39,7 +41,9 @@ int compare(const CompareOptions& o) {
   SideSpec a, b;
   a.label = "A";
   a.model = o.model;
-  a.stage = o.stage_a;
+  // With --stream, B runs at the declutter stage: A too by default, so that values match node
+  // for node (the optimize stage fuses activations into convolutions).
+  a.stage = !o.stage_a.empty() ? o.stage_a : o.stream.empty() ? "optimize" : "declutter";
   a.isa = o.isa_a;
   a.threads = o.threads_a;
   b.label = "B";
@@ -57,7 +61,16 @@ int compare(const CompareOptions& o) {
   TimingInputs inputs = make_timing_inputs(*graph, o.inputs, o.seed);
   graph.reset();
   CapturedRun run_a = run_side(a, inputs.tensors);
-  CapturedRun run_b = run_side(b, inputs.tensors);
+  CapturedRun run_b;
+  if (o.stream.empty()) {
+    run_b = run_side(b, inputs.tensors);
+  } else {
+    KILN_ENSURE(
+        o.model_b.empty() && o.reference.empty() && o.isa_b.empty() && o.stage_b == "optimize",
+        "--stream: B is A pulsified (declutter stage, this ISA): drop model_b, "
+        "--reference, --isa-b and --stage-b");
+    run_b = run_stream_side(b, o.stream, inputs.tensors);
+  }
   Comparison c = compare_runs(run_a, run_b, o.rtol, o.atol);
   if (o.json) {
     nlohmann::json doc = comparison_json(c, run_a);
@@ -90,7 +103,8 @@ Command add_compare_command(CLI::App& app) {
   cmd->add_option("--output-node", o->model.output_nodes, "TensorFlow: an output node");
   add_input_options(cmd, o->inputs);
   const auto stages = CLI::IsMember({"typed", "declutter", "optimize"});
-  cmd->add_option("--stage-a", o->stage_a, "Stage of A")->check(stages)->capture_default_str();
+  cmd->add_option("--stage-a", o->stage_a, "Stage of A (default optimize; declutter with --stream)")
+      ->check(stages);
   cmd->add_option("--stage-b", o->stage_b, "Stage of B")->check(stages)->capture_default_str();
   const auto isas = CLI::IsMember({"generic", "avx2", "avx512", "neon"});
   cmd->add_option("--isa-a", o->isa_a, "Kernel ISA of A (another ISA runs in a child process)")
@@ -102,6 +116,10 @@ Command add_compare_command(CLI::App& app) {
   cmd->add_option("--reference", o->reference,
                   "B is this directory of NAME.npy values (with values.json: from kiln run "
                   "--save-values or scripts/ort-dump-values.js)");
+  cmd->add_option("--stream", o->stream,
+                  "B is A pulsified with P frames per call (8 or S=8) and run pulse by pulse; "
+                  "each value put back together along its stream axis, its delay skipped")
+      ->type_name("P");
   cmd->add_option("--rtol", o->rtol, "Relative tolerance")->capture_default_str();
   cmd->add_option("--atol", o->atol, "Absolute tolerance")->capture_default_str();
   cmd->add_option("--seed", o->seed, "Seed of the random inputs")->capture_default_str();
@@ -116,6 +134,7 @@ Command add_compare_command(CLI::App& app) {
       "  kiln compare model.onnx --stage-a typed --stage-b optimize\n"
       "  kiln compare model.onnx --isa-b generic\n"
       "  kiln compare model.onnx --threads-a 1 --threads-b 2\n"
+      "  kiln compare tdnn_stream/model.onnx --stream 8 --input-bundle test_data_set_0\n"
       "  kiln compare model.onnx --stage-a typed --reference ort_values/ --input-bundle "
       "test_data_set_0");
   return [o] { return compare(*o); };

@@ -1,7 +1,8 @@
 // Fault injection for testing the debugging tools: KILN_TEST_FAULT=NODE[@ISA] makes the node
 // of that name (or value key, cli/value_capture.h) compute wrong outputs at the optimize stage
 // -- a broken kernel, as far as anyone can tell from outside -- when the kernels' ISA is ISA
-// (any ISA when not given). `kiln compare` must name exactly that node. Unset: no effect.
+// (any ISA when not given), and in the pulsed graph of `kiln compare --stream`. `kiln compare`
+// must name exactly that node. Unset: no effect.
 #pragma once
 
 #include "core/graph.h"

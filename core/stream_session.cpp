@@ -27,8 +27,8 @@ Frames frames_of(const Shape& shape, size_t axis, DatumType dt) {
   return f;
 }
 
-// Copies frames [src_begin, src_begin + n) of src into frames [dst_begin, ...) of dst (same
-// dims but the axis); frames of src past its end are left as they are in dst.
+}  // namespace
+
 void copy_frames(const Tensor& src, int64_t src_begin, Tensor& dst, int64_t dst_begin, int64_t n,
                  size_t axis) {
   Frames s = frames_of(src.shape(), axis, src.dtype());
@@ -46,8 +46,6 @@ void copy_frames(const Tensor& src, int64_t src_begin, Tensor& dst, int64_t dst_
                 sp + static_cast<size_t>(o * s.frames + src_begin) * s.frame_bytes,
                 static_cast<size_t>(n) * s.frame_bytes);
 }
-
-}  // namespace
 
 StreamSession::StreamSession(PlanPtr plan, StreamSpec spec, SessionOptions options)
     : plan_(std::move(plan)), spec_(std::move(spec)), options_(options) {
@@ -71,6 +69,16 @@ std::vector<Tensor> StreamSession::push(const std::vector<Tensor>& inputs) {
 }
 
 void StreamSession::push(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) {
+  run_pulse(inputs, outputs, nullptr);
+}
+
+void StreamSession::push_timed(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs,
+                               const NodeTimer& timer) {
+  run_pulse(inputs, outputs, &timer);
+}
+
+void StreamSession::run_pulse(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs,
+                              const NodeTimer* timer) {
   KILN_ENSURE(inputs.size() == spec_.inputs.size(), "stream: model expects {} inputs, got {}",
               spec_.inputs.size(), inputs.size());
   for (size_t i = 0; i < inputs.size(); i++) {
@@ -80,8 +88,14 @@ void StreamSession::push(const std::vector<Tensor>& inputs, std::vector<Tensor>&
                   "stream: input {} must carry {} frames along axis {} per push, got [{}]", i,
                   port.pulse, port.axis, shape_to_string(inputs[i].shape()));
   }
+  auto run = [&](const std::vector<Tensor>& feed) {
+    if (timer)
+      outputs = session_->run_timed(feed, *timer);
+    else
+      session_->run(feed, outputs);
+  };
   if (spec_.length_input < 0) {
-    session_->run(inputs, outputs);
+    run(inputs);
   } else {
     if (length_tensor_.is_null()) length_tensor_ = Tensor(DatumType::I64, Shape{});
     length_tensor_.data<int64_t>()[0] = length_;
@@ -90,7 +104,7 @@ void StreamSession::push(const std::vector<Tensor>& inputs, std::vector<Tensor>&
     inputs_[inputs.size()] = length_tensor_;
     // (inputs_ keeps its tensors until the next push: copy-assigning into them reuses their
     // shape buffers, so a steady-state push allocates nothing.)
-    session_->run(inputs_, outputs);
+    run(inputs_);
   }
   pulses_++;
 }

@@ -38,12 +38,21 @@ struct StreamSpec {
   int length_input = -1;
 };
 
+// Copies frames [src_begin, src_begin + n) of src into frames [dst_begin, ...) of dst (same dims
+// but the stream axis `axis`); frames past either tensor's end are not copied.
+void copy_frames(const Tensor& src, int64_t src_begin, Tensor& dst, int64_t dst_begin, int64_t n,
+                 size_t axis);
+
 class StreamSession {
  public:
   StreamSession(PlanPtr plan, StreamSpec spec, SessionOptions options = {});
   // One pulse: streaming inputs carry `pulse` frames along their axis.
   std::vector<Tensor> push(const std::vector<Tensor>& inputs);
   void push(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs);
+  // Same, calling `timer` after each node (Session::run_timed): session().state().node_values
+  // then holds the node's outputs for this pulse.
+  void push_timed(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs,
+                  const NodeTimer& timer);
   // Frames output i lags the whole-input model by.
   int64_t delay(size_t output = 0) const { return spec_.outputs.at(output).delay; }
   // Back to the stream start: delay lines, recurrent states and pulse counts cleared.
@@ -65,6 +74,8 @@ class StreamSession {
   PlanPtr plan_;
   StreamSpec spec_;
   SessionOptions options_;
+  void run_pulse(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs,
+                 const NodeTimer* timer);
   std::unique_ptr<Session> session_;
   std::vector<Tensor> inputs_;  // the model's inputs, then the stream length
   Tensor length_tensor_;

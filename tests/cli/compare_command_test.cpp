@@ -176,6 +176,38 @@ TEST_F(CompareCli, AKernelBrokenUnderOneIsaIsNamed) {
   EXPECT_EQ(doc["first_over_tolerance"]["name"], broken);
 }
 
+// compare --stream: each streaming model pulsified, run pulse by pulse and put back together,
+// matches the batch model value by value; a pulsed node broken on purpose is the one named.
+TEST_F(CompareCli, StreamedModelsMatchTheBatchModelValueByValue) {
+  const std::pair<const char*, int> cases[] = {
+      {"wavenet_kws", 4}, {"tdnn_stream", 4}, {"crnn_stream", 2}, {"conv2d_stream", 4}};
+  for (const auto& [name, pulse] : cases) {
+    fs::path dir = model_dir(name);
+    if (dir.empty()) GTEST_SKIP() << "shared models not present";
+    SCOPED_TRACE(name);
+    std::string args = (dir / "model.onnx").string() + " --stream " + std::to_string(pulse) +
+                       " --input-bundle " + (dir / "test_data_set_1").string();
+    json doc = compare(args, 0);
+    EXPECT_TRUE(doc.value("clean", false)) << doc.dump(1).substr(0, 3000);
+    EXPECT_EQ(doc["outputs_compared"], 1);
+    // Most batch values are compared (Pads along the stream axis become PulsePad + delay lines,
+    // under other names: only in A).
+    EXPECT_GE(doc["compared"].get<size_t>() * 4, doc["values"].size() * 3)
+        << doc.dump(1).substr(0, 3000);
+    EXPECT_EQ(doc["over_tolerance"], 0);
+    EXPECT_NE(doc.value("b", std::string()).find("pulsed"), std::string::npos) << doc["b"];
+  }
+  fs::path dir = model_dir("crnn_stream");
+  std::string args = (dir / "model.onnx").string() + " --stream 4 --input-bundle " +
+                     (dir / "test_data_set_0").string();
+  json doc = compare(args, 1, "KILN_TEST_FAULT='/gru/GRU'");
+  ASSERT_TRUE(doc["first_over_tolerance"].is_object()) << doc.dump(1).substr(0, 2000);
+  EXPECT_EQ(doc["first_over_tolerance"]["name"], "/gru/GRU");
+  auto bad = run_kiln_command("compare " + args + " --isa-b generic");
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_NE(bad.err.find("--stream"), std::string::npos) << bad.err;
+}
+
 TEST_F(CompareCli, ThreadCountsAndStagesAgree) {
   for (const char* name : {"mobilenet_v2", "tiny_bert", "lstm_kws"}) {
     fs::path dir = model_dir(name);
