@@ -23,9 +23,7 @@ std::string slurp(const fs::path& p) {
 }
 
 fs::path model_dir(const std::string& name) {
-  fs::path dir = fs::path(KILN_SOURCE_DIR) / ".." / "shared" / "models" / name;
-  if (!fs::exists(dir)) dir = fs::path(KILN_SOURCE_DIR) / ".." / ".." / "shared" / "models" / name;
-  return dir;
+  return kiln::testing::shared_models_dir() / name;
 }
 
 class ConvertCli : public ::testing::Test {

@@ -1,6 +1,8 @@
 // ONNX -> NNEF -> kiln: converted models must reproduce the ONNX references, deterministically.
 #include <gtest/gtest.h>
 
+#include "tests/cli/run_kiln.h"
+
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -87,10 +89,7 @@ std::string round_trip(const fs::path& case_dir, const fs::path& out,
 class SharedModelNnef : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(SharedModelNnef, RoundTripMatchesReference) {
-  // ../shared/models next to the checkout (or next to the worktrees folder).
-  fs::path dir = fs::path(KILN_SOURCE_DIR) / ".." / "shared" / "models" / GetParam();
-  if (!fs::exists(dir))
-    dir = fs::path(KILN_SOURCE_DIR) / ".." / ".." / "shared" / "models" / GetParam();
+  fs::path dir = kiln::testing::shared_models_dir() / GetParam();
   if (!fs::exists(dir / "model.onnx")) GTEST_SKIP() << dir << " not present";
   fs::path out = temp_dir() / (GetParam() + ".nnef.tgz");
   nnef::WrittenModel written;
@@ -130,8 +129,7 @@ INSTANTIATE_TEST_SUITE_P(Models, SharedModelNnef,
 // Which shared models need kiln's extension fragments (the acceptance: mobilenet_v2,
 // squeezenet1_1 and kws_tdnn convert with --nnef-strict).
 TEST(NnefStrict, StandardOnlyModelsAndExtensionLists) {
-  fs::path root = fs::path(KILN_SOURCE_DIR) / ".." / "shared" / "models";
-  if (!fs::exists(root)) root = fs::path(KILN_SOURCE_DIR) / ".." / ".." / "shared" / "models";
+  fs::path root = kiln::testing::shared_models_dir();
   if (!fs::exists(root / "kws_tdnn")) GTEST_SKIP() << "shared models not present";
   nnef::WriteOptions strict;
   strict.strict = true;
@@ -193,9 +191,7 @@ namespace {
 
 // Symbolic input dims are declared (extension tract_symbol S) and survive the round trip.
 TEST(NnefSymbolic, SequenceLengthStaysSymbolic) {
-  fs::path dir = fs::path(KILN_SOURCE_DIR) / ".." / "shared" / "models" / "tiny_bert";
-  if (!fs::exists(dir))
-    dir = fs::path(KILN_SOURCE_DIR) / ".." / ".." / "shared" / "models" / "tiny_bert";
+  fs::path dir = kiln::testing::shared_models_dir() / "tiny_bert";
   if (!fs::exists(dir / "model.onnx")) GTEST_SKIP() << "shared models not present";
   auto g = onnx_io::load_onnx_file((dir / "model.onnx").string());
   g->set_input_fact(0, Fact::parse("1,S,256,f32"));

@@ -3,6 +3,8 @@
 // must actually be there.
 #include <gtest/gtest.h>
 
+#include "tests/cli/run_kiln.h"
+
 #include <filesystem>
 
 #include "base/threading.h"
@@ -40,10 +42,8 @@ struct ModelCase {
 
 class CodegenModel : public ::testing::TestWithParam<ModelCase> {};
 
-// ../shared/models from the main checkout, ../../shared/models from a worktree in wt/NAME.
 fs::path models_dir() {
-  fs::path one = fs::path(KILN_SOURCE_DIR) / ".." / "shared" / "models";
-  return fs::exists(one) ? one : fs::path(KILN_SOURCE_DIR) / ".." / ".." / "shared" / "models";
+  return kiln::testing::shared_models_dir();
 }
 
 TEST_P(CodegenModel, MatchesReferenceWithKernels) {

@@ -5,6 +5,8 @@
 // must be bitwise identical to a single session's. Run under TSan by scripts/sanitize.sh.
 #include <gtest/gtest.h>
 
+#include "tests/cli/run_kiln.h"
+
 #include <cstdlib>
 #include <filesystem>
 
@@ -18,8 +20,7 @@ namespace {
 namespace fs = std::filesystem;
 
 fs::path models_dir() {
-  if (const char* env = std::getenv("KILN_MODELS_DIR")) return env;
-  return fs::path(KILN_SOURCE_DIR) / ".." / "shared" / "models";
+  return kiln::testing::shared_models_dir();
 }
 
 int runs_per_session() {

@@ -15,8 +15,7 @@ namespace {
 namespace fs = std::filesystem;
 
 fs::path models_dir() {
-  if (const char* env = std::getenv("KILN_MODELS_DIR")) return env;
-  return fs::path(KILN_SOURCE_DIR) / ".." / "shared" / "models";
+  return kiln::testing::shared_models_dir();
 }
 
 std::pair<int, std::string> kiln(const std::string& args) {

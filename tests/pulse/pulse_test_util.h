@@ -11,16 +11,13 @@
 #include "core/stream_session.h"
 #include "passes/pipeline.h"
 #include "passes/pulse/pulsify.h"
+#include "tests/cli/run_kiln.h"
 
 namespace kiln::testing {
 
-// $KILN_MODELS_DIR, else ../shared/models next to the source tree or its worktree parent.
+// The shared models (testing::shared_models_dir: $KILN_SHARED_MODELS or ../shared/models).
 inline std::filesystem::path stream_models_dir() {
-  namespace fs = std::filesystem;
-  if (const char* env = std::getenv("KILN_MODELS_DIR")) return env;
-  fs::path near = fs::path(KILN_SOURCE_DIR) / ".." / "shared" / "models";
-  if (fs::exists(near)) return near;
-  return fs::path(KILN_SOURCE_DIR) / ".." / ".." / "shared" / "models";
+  return shared_models_dir();
 }
 
 struct Streamed {
