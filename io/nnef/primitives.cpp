@@ -151,7 +151,13 @@ V select(Builder& b, const Args& a) {
 }
 
 V cast(Builder& b, const Args& a) {
-  return one(b.add(std::make_shared<ops::Cast>(named_type(a.string("to"), a.op())),
+  ops::CastOptions o;
+  o.saturate = a.boolean("saturate");
+  std::string round = a.string("round_mode");
+  KILN_ENSURE(round == "up" || round == "down" || round == "nearest",
+              "kiln_core_cast: round_mode must be up, down or nearest, got '{}'", round);
+  o.e8m0_round = round == "up" ? 0 : round == "down" ? 1 : 2;
+  return one(b.add(std::make_shared<ops::Cast>(named_type(a.string("to"), a.op()), o),
                    {a.tensor(b, "input")}));
 }
 
