@@ -7,13 +7,13 @@
 #include <random>
 #include <vector>
 
+#include "benchmarks/peak/fma_peak.h"
 #include "kernels/conv/conv_in_place.h"
 #include "kernels/conv/depthwise.h"
 #include "kernels/conv/im2col.h"
 #include "kernels/conv/winograd.h"
 #include "kernels/mmm/mmm.h"
 #include "kernels/mmm/mmm_in_place.h"
-#include "kernels/peak/fma_peak.h"
 #include "kernels/pool/pool.h"
 
 namespace {

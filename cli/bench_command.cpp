@@ -8,15 +8,16 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "base/error.h"
+#include "base/threading.h"
 #include "cli/commands.h"
 #include "cli/model_setup.h"
 #include "cli/progress.h"
 #include "cli/stage_options.h"
 #include "cli/timing_inputs.h"
 #include "core/benchmark.h"
-#include "core/error.h"
-#include "core/state.h"
-#include "core/threading.h"
+#include "core/concurrent_runs.h"
+#include "core/session.h"
 #include "core/timing_stats.h"
 #include "passes/pipeline.h"
 
@@ -36,6 +37,7 @@ struct BenchOptions {
   bool json = false;
   std::string baseline;
   std::string max_regression = "10%";
+  int concurrent = 0;  // --concurrent N: N sessions of one loaded model at once
 };
 
 // "10%", "10" or "2.5 %" -> 10, 10, 2.5.
@@ -72,6 +74,85 @@ double read_baseline_median(const std::string& path) {
   return median;
 }
 
+// --concurrent N: the single-session throughput first (same limits), then N sessions at once,
+// each with --threads workers (default 1); every run's outputs checked against a single
+// session's, bitwise.
+int bench_concurrent(BenchOptions& o, const BenchLimits& limits) {
+  const int threads = o.threads > 0 ? o.threads : 1;
+  set_num_threads(threads);
+  auto model = load_model_for_timing(o.model, o.inputs, o.stage, o.seed);
+  const auto& inputs = model.inputs.tensors;
+  std::vector<Tensor> reference;
+  {
+    Session single(model.plan, SessionOptions{threads});
+    reference = single.run(inputs);
+  }
+  ConcurrentOptions single_options{1, threads, limits};
+  ConcurrentOptions options{o.concurrent, threads, limits};
+  ConcurrentResult one, all;
+  {
+    ProgressLine progress("bench");
+    one = run_concurrent(model.plan, inputs, reference, single_options);
+    all = run_concurrent(model.plan, inputs, reference, options);
+  }
+  std::vector<double> every;
+  for (const auto& s : all.run_ms) every.insert(every.end(), s.begin(), s.end());
+  const auto overall = timing_stats(every);
+  const double speedup = one.throughput_ips > 0 ? all.throughput_ips / one.throughput_ips : 0;
+  if (o.json) {
+    nlohmann::json sessions = nlohmann::json::array();
+    for (const auto& s : all.run_ms) {
+      auto st = timing_stats(s);
+      sessions.push_back({{"runs", st.count},
+                          {"median_ms", st.median},
+                          {"p90_ms", st.p90},
+                          {"p99_ms", st.p99},
+                          {"max_ms", st.max}});
+    }
+    nlohmann::json doc{{"model", o.model.path},
+                       {"stage", passes::stage_name(selected_stage(o.stage))},
+                       {"cpu", cpu_description()},
+                       {"concurrent", o.concurrent},
+                       {"threads", threads},
+                       {"runs", all.runs},
+                       {"median_ms", overall.median},
+                       {"p90_ms", overall.p90},
+                       {"p99_ms", overall.p99},
+                       {"max_ms", overall.max},
+                       {"wall_s", all.wall_seconds},
+                       {"throughput_ips", all.throughput_ips},
+                       {"single_session_throughput_ips", one.throughput_ips},
+                       {"throughput_ratio", speedup},
+                       {"outputs_identical", all.identical && one.identical},
+                       {"sessions", sessions},
+                       {"random_inputs", model.inputs.random},
+                       {"inputs", model.inputs.description}};
+    fmt::print("{}\n", doc.dump(1));
+  } else {
+    fmt::print("Inputs: {}\n", model.inputs.description);
+    fmt::print("Stage: {}\n", passes::stage_name(selected_stage(o.stage)));
+    fmt::print("Concurrent: {} sessions of one loaded model, {} thread{} each\n", o.concurrent,
+               threads, threads == 1 ? "" : "s");
+    for (size_t s = 0; s < all.run_ms.size(); s++) {
+      auto st = timing_stats(all.run_ms[s]);
+      fmt::print("Session {}: {} runs, median {:.3f} ms/i (p90 {:.3f}, p99 {:.3f}, max {:.3f})\n",
+                 s, st.count, st.median, st.p90, st.p99, st.max);
+    }
+    fmt::print(
+        "Throughput {:.1f} inferences/s ({} runs in {:.3f} s); one session alone "
+        "{:.1f} inferences/s: {:.2f}x\n",
+        all.throughput_ips, all.runs, all.wall_seconds, one.throughput_ips, speedup);
+    if (all.identical && one.identical)
+      fmt::print("Outputs: every run of every session bitwise identical to a single session's\n");
+  }
+  if (!all.identical || !one.identical) {
+    std::fflush(stdout);
+    fail("concurrent sessions gave different outputs: {}",
+         all.identical ? one.mismatch : all.mismatch);
+  }
+  return 0;
+}
+
 int bench(BenchOptions& o) {
   if (o.threads > 0) set_num_threads(o.threads);
   BenchLimits limits = o.limits;
@@ -80,9 +161,13 @@ int bench(BenchOptions& o) {
   if (time_given && !runs_given) limits.max_runs = 0;
   double max_regression = parse_percent(o.max_regression);
   double baseline_median = o.baseline.empty() ? 0 : read_baseline_median(o.baseline);
+  if (o.concurrent > 0) {
+    KILN_ENSURE(o.baseline.empty(), "--baseline compares single-session runs: drop --concurrent");
+    return bench_concurrent(o, limits);
+  }
 
   auto model = load_model_for_timing(o.model, o.inputs, o.stage, o.seed);
-  State state(model.plan);
+  Session state(model.plan);
   const auto& inputs = model.inputs.tensors;
 
   BenchResult result;
@@ -186,6 +271,11 @@ Command add_bench_command(CLI::App& app) {
   cmd->add_option("--max-regression", o->max_regression,
                   "Allowed slowdown against --baseline, in percent")
       ->capture_default_str();
+  cmd->add_option("--concurrent", o->concurrent,
+                  "Run N sessions of the loaded model at once, each in its own thread with "
+                  "--threads workers (default 1): per-session latency, total throughput "
+                  "(\"throughput_ips\") against one session alone, outputs checked bitwise")
+      ->check(CLI::PositiveNumber);
   cmd->footer(
       "Inputs are random tensors of the input facts unless --input-bundle, --input or "
       "--input-npz give real ones.\n"
@@ -194,7 +284,8 @@ Command add_bench_command(CLI::App& app) {
       "  kiln bench model.onnx --stage typed        (the reference ops, no optimization)\n"
       "  kiln bench model.onnx -i 1,100,40,f32 --threads 1 --runs 50\n"
       "  kiln bench model.onnx --input-bundle test_data_set_0 --json > base.json\n"
-      "  kiln bench model.onnx --baseline base.json --max-regression 10%");
+      "  kiln bench model.onnx --baseline base.json --max-regression 10%\n"
+      "  kiln bench model.onnx --concurrent 2 --threads 1 --json   (a server's throughput)");
   return [o] { return bench(*o); };
 }
 

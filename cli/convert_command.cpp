@@ -4,10 +4,10 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "base/error.h"
 #include "cli/commands.h"
 #include "cli/model_setup.h"
 #include "cli/stage_options.h"
-#include "core/error.h"
 #include "io/nnef/nnef_writer.h"
 
 namespace kiln::cli {

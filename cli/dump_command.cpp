@@ -5,11 +5,11 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "base/error.h"
 #include "cli/commands.h"
 #include "cli/cost_profile.h"
 #include "cli/model_setup.h"
 #include "cli/stage_options.h"
-#include "core/error.h"
 #include "core/graph.h"
 #include "io/nnef/nnef_writer.h"
 

@@ -6,7 +6,7 @@
 #include <fstream>
 #include <numeric>
 
-#include "core/error.h"
+#include "base/error.h"
 
 namespace kiln::cli {
 

@@ -7,8 +7,8 @@
 #include <CLI/CLI.hpp>
 #include <map>
 
+#include "base/error.h"
 #include "cli/commands.h"
-#include "core/error.h"
 
 #ifndef KILN_VERSION
 #define KILN_VERSION "dev"

@@ -5,7 +5,7 @@
 #include <fstream>
 #include <map>
 
-#include "core/error.h"
+#include "base/error.h"
 #include "io/model_loader.h"
 #include "io/tensor/tensor_files.h"
 

@@ -5,14 +5,14 @@
 
 #include <memory>
 
+#include "base/error.h"
+#include "base/threading.h"
 #include "cli/commands.h"
 #include "cli/cost_profile.h"
 #include "cli/profile_report.h"
 #include "cli/progress.h"
 #include "cli/timing_inputs.h"
-#include "core/error.h"
-#include "core/state.h"
-#include "core/threading.h"
+#include "core/session.h"
 #include "passes/pipeline.h"
 
 namespace kiln::cli {
@@ -50,7 +50,7 @@ int run_cost_profile(const CostProfileOptions& options) {
     auto model = load_model_for_timing(o.model, o.inputs, o.stage, o.seed);
     graph = model.graph;
     inputs_text = model.inputs.description;
-    State state(model.plan);
+    Session state(model.plan);
     ProgressLine progress("profile");
     profile = profile_state(state, model.inputs.tensors, o.limits, !o.trace.empty(),
                             [&](double elapsed, size_t runs) { progress.update(elapsed, runs); });

@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <fstream>
 
-#include "core/error.h"
+#include "base/error.h"
 #include "core/timing_stats.h"
 
 namespace kiln::cli {

@@ -6,14 +6,14 @@
 #include <filesystem>
 #include <memory>
 
+#include "base/error.h"
+#include "base/threading.h"
 #include "cli/commands.h"
 #include "cli/labels.h"
 #include "cli/model_setup.h"
 #include "cli/stage_options.h"
-#include "core/error.h"
-#include "core/state.h"
+#include "core/session.h"
 #include "core/tensor_compare.h"
-#include "core/threading.h"
 #include "io/tensor/tensor_files.h"
 
 namespace kiln::cli {
@@ -43,7 +43,7 @@ int run(const RunOptions& o) {
   bind_input_shapes(*graph, inputs);
   passes::check_constant_inputs(*graph, inputs);
   run_stages(*graph, o.stage);
-  State state(passes::plan(graph));
+  Session state(passes::plan(graph));
   auto outputs = state.run(inputs);
 
   if (!o.output_dir.empty()) {

@@ -6,7 +6,7 @@
 #include <fstream>
 #include <random>
 
-#include "core/error.h"
+#include "base/error.h"
 #include "core/random_tensor.h"
 #include "passes/pipeline.h"
 

@@ -4,7 +4,7 @@
 
 #include <chrono>
 
-#include "core/error.h"
+#include "base/error.h"
 
 namespace kiln {
 

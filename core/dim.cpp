@@ -8,7 +8,7 @@
 #include <ostream>
 #include <set>
 
-#include "core/error.h"
+#include "base/error.h"
 
 namespace kiln {
 namespace {

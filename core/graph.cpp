@@ -5,7 +5,7 @@
 
 #include <optional>
 
-#include "core/error.h"
+#include "base/error.h"
 #include "core/sequence.h"
 #include "core/source_ops.h"
 

@@ -4,7 +4,7 @@
 
 #include <cmath>
 
-#include "core/error.h"
+#include "base/error.h"
 #include "core/source_ops.h"
 
 namespace kiln {

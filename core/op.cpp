@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cstdlib>
 
-#include "core/error.h"
+#include "base/error.h"
 
 namespace kiln {
 
@@ -118,6 +118,35 @@ ScratchArena& EvalContext::scratch_arena() {
   if (scratch_) return *scratch_;
   if (!own_scratch_) own_scratch_ = std::make_unique<ScratchArena>();
   return *own_scratch_;
+}
+
+OpState& EvalContext::any_op_state(const Op& op) {
+  if (!state_) {
+    own_state_ = op.make_state({});
+    KILN_ENSURE(own_state_, "{}: asks for an op state but makes none", op.name());
+    state_ = own_state_.get();
+  }
+  return *state_;
+}
+
+void EvalContext::eval_inner(const Op& op, const TensorRefs& inputs, OpState* inner) {
+  OpState* saved = state_;
+  std::unique_ptr<OpState> saved_own = std::move(own_state_);
+  state_ = inner;
+  struct Restore {
+    EvalContext& ctx;
+    OpState* saved;
+    std::unique_ptr<OpState>& saved_own;
+    ~Restore() {
+      ctx.state_ = saved;
+      ctx.own_state_ = std::move(saved_own);
+    }
+  } restore{*this, saved, saved_own};
+  op.eval(*this, inputs);
+}
+
+void EvalContext::bad_state_type() {
+  fail("internal error: an op state of another type than its op makes");
 }
 
 Cost Op::cost(const FactRefs&) const {

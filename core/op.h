@@ -5,7 +5,9 @@
 
 #include <memory>
 #include <string>
+#include <tuple>
 #include <type_traits>
+#include <typeinfo>
 #include <utility>
 #include <vector>
 
@@ -68,6 +70,16 @@ class ScratchArena {
   std::vector<TensorRefs> refs_;
 };
 
+// Run-time data an op keeps from one evaluation to the next within one session: recurrent state
+// carried across calls, delay lines, kernel plans cached per concrete shape, adaptive choices. An
+// optimized model is immutable and shared by sessions: anything that changes while it runs lives
+// here. Op::make_state creates one per node of a State; eval reaches it through
+// EvalContext::op_state.
+class OpState {
+ public:
+  virtual ~OpState() = default;
+};
+
 // Where State wants one output slot written: a region of its arena (see core/memory_plan.h).
 struct OutputPlacement {
   const Tensor* arena = nullptr;  // nullptr: not planned, the slot keeps its own buffer
@@ -85,9 +97,14 @@ class EvalContext {
   explicit EvalContext(std::vector<Tensor>& outputs) : outputs_(outputs) {}
   // As State uses it: per slot, where to place the output and a record of how it was made;
   // `scratch` serves scratch() (both arrays have one entry per output slot, or are nullptr).
+  // `state`: the node's OpState (nullptr: made on demand by op_state, for one evaluation).
   EvalContext(std::vector<Tensor>& outputs, const OutputPlacement* placements, OutputKind* kinds,
-              ScratchArena* scratch)
-      : outputs_(outputs), placements_(placements), kinds_(kinds), scratch_(scratch) {}
+              ScratchArena* scratch, OpState* state = nullptr)
+      : outputs_(outputs),
+        placements_(placements),
+        kinds_(kinds),
+        scratch_(scratch),
+        state_(state) {}
   ~EvalContext();
   EvalContext(const EvalContext&) = delete;
   EvalContext& operator=(const EvalContext&) = delete;
@@ -123,14 +140,34 @@ class EvalContext {
   }
   // The scratch this context serves (to give an inner context, for ops that evaluate others).
   ScratchArena& scratch_arena();
+  // The evaluating node's state, of the type `op.make_state` makes: the session's (kept from
+  // call to call), or outside a State (constant folding, tests) one made for this evaluation.
+  template <typename T>
+  T& op_state(const Op& op) {
+    return checked_state<T>(any_op_state(op));
+  }
+  // Evaluates `op`, an op this one wraps, in this context with `inner` as its state (nullptr:
+  // made on demand): how wrappers keep their inner ops' states apart from their own.
+  void eval_inner(const Op& op, const TensorRefs& inputs, OpState* inner);
 
  private:
+  OpState& any_op_state(const Op& op);
+  template <typename T>
+  static T& checked_state(OpState& s) {
+    T* t = dynamic_cast<T*>(&s);
+    if (!t) bad_state_type();
+    return *t;
+  }
+  [[noreturn]] static void bad_state_type();
+
   void check_slot(size_t slot) const;
   std::vector<Tensor>& outputs_;
   const OutputPlacement* placements_ = nullptr;
   OutputKind* kinds_ = nullptr;
   ScratchArena* scratch_ = nullptr;
   std::unique_ptr<ScratchArena> own_scratch_;  // when no arena was given
+  OpState* state_ = nullptr;
+  std::unique_ptr<OpState> own_state_;  // when no state was given
 };
 
 class Op {
@@ -151,6 +188,13 @@ class Op {
   virtual bool is_deterministic() const { return true; }
   // Nested graphs (If branches, Loop/Scan bodies), for printing and analysis.
   virtual std::vector<std::shared_ptr<const Graph>> subgraphs() const { return {}; }
+  // The run-time state this op keeps between evaluations in one session (see OpState), for a
+  // node whose inputs have these facts (empty when unknown); nullptr: the op keeps none.
+  virtual std::unique_ptr<OpState> make_state(const FactRefs& inputs) const { return nullptr; }
+  // Whether this op computes what `other` computes from the same inputs (common subexpressions
+  // are merged by it). Default: only the same object; ops whose attributes describe them fully
+  // compare those.
+  virtual bool same_as(const Op& other) const { return this == &other; }
   // Optimize-stage hook: a replacement op specialised for these (fully analysed) input facts
   // and this CPU -- weights packed once, kernel chosen once -- or nullptr to keep this op.
   // The replacement must compute the same outputs with the same output facts.
@@ -169,6 +213,14 @@ class Op {
   // The case's name for messages ("then branch").
   virtual std::string case_name(size_t index) const { return "case " + std::to_string(index); }
 };
+
+// Op::same_as for ops whose fields describe them fully: `other` is of the same type and
+// `fields(op)` (a std::tie of the fields) compares equal.
+template <typename T, typename Fields>
+bool same_fields(const T& self, const Op& other, Fields fields) {
+  const T* o = dynamic_cast<const T*>(&other);
+  return o && typeid(*o) == typeid(self) && fields(self) == fields(*o);
+}
 
 // Helpers for implementing ops.
 // Checks the number of inputs is within [min, max] (max < 0: unbounded).

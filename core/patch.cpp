@@ -1,6 +1,6 @@
 #include "core/patch.h"
 
-#include "core/error.h"
+#include "base/error.h"
 #include "core/source_ops.h"
 
 namespace kiln {

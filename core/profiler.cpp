@@ -2,7 +2,7 @@
 
 #include <numeric>
 
-#include "core/error.h"
+#include "base/error.h"
 
 namespace kiln {
 
@@ -15,7 +15,7 @@ double ProfileResult::nodes_total_ms() const {
   return std::accumulate(node_ms.begin(), node_ms.end(), 0.0);
 }
 
-ProfileResult profile_state(State& state, const std::vector<Tensor>& inputs,
+ProfileResult profile_state(Session& state, const std::vector<Tensor>& inputs,
                             const ProfileLimits& limits, bool record_events,
                             const ProfileProgress& progress) {
   KILN_ENSURE(limits.max_runs > 0 || limits.max_seconds > 0,

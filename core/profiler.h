@@ -1,11 +1,11 @@
-// Per-node profiling: runs a State repeatedly with a node timer and gathers each node's mean
+// Per-node profiling: runs a Session repeatedly with a node timer and gathers each node's mean
 // time per run, the whole-run times, and (optionally) one event per node per run for traces.
 #pragma once
 
 #include <functional>
 #include <vector>
 
-#include "core/state.h"
+#include "core/session.h"
 
 namespace kiln {
 
@@ -37,7 +37,7 @@ struct ProfileResult {
 using ProfileProgress = std::function<void(double elapsed_seconds, size_t runs)>;
 
 // Profiles `state` on `inputs`. At least one profiled run always happens.
-ProfileResult profile_state(State& state, const std::vector<Tensor>& inputs,
+ProfileResult profile_state(Session& state, const std::vector<Tensor>& inputs,
                             const ProfileLimits& limits, bool record_events = false,
                             const ProfileProgress& progress = nullptr);
 

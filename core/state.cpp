@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "core/error.h"
+#include "base/error.h"
 #include "core/source_ops.h"
 
 namespace kiln {
@@ -79,12 +79,16 @@ State::State(PlanPtr plan) : plan_(std::move(plan)) {
     }
   }
   refs_.resize(g.size());
+  op_states_.resize(g.size());
   for (int id : plan_->order()) {
     const Node& n = g.node(id);
     if (auto* c = dynamic_cast<const ConstOp*>(n.op.get())) {
       values_[static_cast<size_t>(id)][0] = c->value();
     } else if (!dynamic_cast<const SourceOp*>(n.op.get())) {
       order_without_consts_.push_back(id);
+      FactRefs facts;
+      for (const auto& o : n.inputs) facts.push_back(o.present() ? &g.fact(o) : nullptr);
+      op_states_[static_cast<size_t>(id)] = n.op->make_state(facts);
       for (size_t s = 0; s < n.outputs.size(); s++)
         values_info_[first_value_[static_cast<size_t>(id)] + s].computed = true;
     }
@@ -215,7 +219,7 @@ void State::run_into(const std::vector<Tensor>& inputs, std::vector<Tensor>& out
     const Node& n = g.node(id);
     size_t first = first_value_[static_cast<size_t>(id)];
     EvalContext ctx(values_[static_cast<size_t>(id)], &placements_[first], &kinds_[first],
-                    &scratch_);
+                    &scratch_, op_states_[static_cast<size_t>(id)].get());
     try {
       if (timer) {
         auto start = std::chrono::steady_clock::now();

@@ -100,7 +100,8 @@ class State {
   std::vector<Value> values_info_;
   std::vector<OutputPlacement> placements_;  // per value (contiguous per node)
   std::vector<OutputKind> kinds_;            // per value, how its op made it in the last run
-  Tensor arena_;                             // u8, the planned values' memory
+  std::vector<std::unique_ptr<OpState>> op_states_;  // per node, what its op keeps between runs
+  Tensor arena_;                                     // u8, the planned values' memory
   bool layout_stale_ = true;
   int layouts_ = 0;
   ScratchArena scratch_;

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "base/error.h"
 #include "core/datum_type.h"
-#include "core/error.h"
 
 namespace kiln {
 

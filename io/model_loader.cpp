@@ -2,7 +2,7 @@
 
 #include <filesystem>
 
-#include "core/error.h"
+#include "base/error.h"
 #include "io/nnef/nnef_loader.h"
 #include "io/onnx/onnx_loader.h"
 #include "io/tf/tf_loader.h"

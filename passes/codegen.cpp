@@ -1,6 +1,6 @@
 #include "passes/codegen.h"
 
-#include "core/error.h"
+#include "base/error.h"
 #include "core/patch.h"
 #include "passes/graph_util.h"
 

@@ -1,7 +1,7 @@
-// cse (common-subexpression elimination): two nodes computing the same op (same type and
-// attributes) on the same inputs become one; equal constants become one. Only ops whose
-// printed attributes describe them fully take part (element-wise, shape and indexing ops,
-// MatMul...), so ops carrying hidden state are never merged by mistake.
+// cse (common-subexpression elimination): two nodes computing the same thing on the same inputs
+// become one; equal constants become one. The op decides what "the same" is (Op::same_as: by
+// default only the same object; element-wise, shape and indexing ops, MatMul... compare their
+// fields), so ops with state or fields that do not describe them are never merged by mistake.
 #pragma once
 
 #include "core/pass.h"

@@ -1,6 +1,6 @@
 #include "passes/if_branches.h"
 
-#include "core/error.h"
+#include "base/error.h"
 #include "core/patch.h"
 #include "ops/control/if.h"
 #include "passes/graph_util.h"

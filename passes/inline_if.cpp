@@ -2,7 +2,7 @@
 
 #include <map>
 
-#include "core/error.h"
+#include "base/error.h"
 #include "core/patch.h"
 #include "core/source_ops.h"
 #include "ops/control/if.h"

@@ -1,6 +1,6 @@
 #include "passes/pipeline.h"
 
-#include "core/error.h"
+#include "base/error.h"
 #include "passes/batch_norm_to_affine.h"
 #include "passes/clamp_chains.h"
 #include "passes/codegen.h"
@@ -11,12 +11,10 @@
 #include "passes/fold_constants.h"
 #include "passes/fold_scale.h"
 #include "passes/fold_transpose_matmul.h"
-#include "passes/fuse_clamp.h"
-#include "passes/fuse_epilogue.h"
 #include "passes/fuse_gelu.h"
 #include "passes/fuse_hard_swish.h"
 #include "passes/fuse_layer_norm.h"
-#include "passes/fuse_residual.h"
+#include "passes/fuse_output.h"
 #include "passes/fuse_silu.h"
 #include "passes/fuse_softmax.h"
 #include "passes/gemm_to_matmul.h"
@@ -80,15 +78,11 @@ PassManager optimize_passes(bool codegen) {
   m.add(std::make_unique<MergeParallelMatMuls>());
   if (codegen) {
     m.add_final(std::make_unique<Codegen>());
-    m.add_final(std::make_unique<FuseResidual>());
-    m.add_final(std::make_unique<FuseClamp>());
+    m.add_final(std::make_unique<FuseOutput>());
     m.add_final(std::make_unique<MaxPoolValuesPass>());
     m.add_final(std::make_unique<FoldTransposeMatMul>());
     m.add_final(std::make_unique<ConcatConvsPass>());
   }
-  // Last: what element-wise work is still right after a Conv / MatMul (or its packed form, once
-  // the kernels' own epilogue passes have taken what they store directly).
-  m.add_final(std::make_unique<FuseEpilogue>());
   return m;
 }
 

@@ -7,7 +7,11 @@
 # both programs of one round.
 #
 #   scripts/bench-vs-ort.sh [--models "mobilenet_v2 tiny_bert"] [--threads "1 2"] [--runs 30]
-#                           [--rounds 3] [--markdown] [--cpu]
+#                           [--rounds 3] [--markdown] [--cpu] [--kiln-baseline OLD_KILN]
+#
+# --kiln-baseline OLD_KILN: another kiln executable (e.g. main's, before a change) that takes
+# its turn in every round too; the table adds its median and `old / new` (> 1: the new kiln is
+# faster), so a change is judged against its base in the same run.
 #
 # --cpu: also report the mean CPU time per inference of each program (process user + system
 # time over the timed runs, all threads; `kiln bench --json`'s cpu_ms, and for ONNX Runtime
@@ -33,6 +37,7 @@ runs=30
 rounds=3
 markdown=0
 cpu=0
+base_kiln=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --models) models="$2"; shift 2 ;;
@@ -41,7 +46,8 @@ while [ $# -gt 0 ]; do
     --rounds) rounds="$2"; shift 2 ;;
     --markdown) markdown=1; shift ;;
     --cpu) cpu=1; shift ;;
-    -h|--help) sed -n 2,23p "$0"; exit 0 ;;
+    --kiln-baseline) base_kiln="$2"; shift 2 ;;
+    -h|--help) sed -n 2,28p "$0"; exit 0 ;;
     *) echo "bench-vs-ort.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -70,11 +76,12 @@ json_field() {  # json_field FIELD < one JSON line
 median() { python3 -c "import statistics,sys; print(statistics.median(float(x) for x in sys.argv[1:]))" "$@"; }
 
 rows=()
+base_rows=()
 for model in $models; do
   dir="$models_dir/$model"
   [ -f "$dir/model.onnx" ] || { echo "skip $model: no model.onnx" >&2; continue; }
   for threads in $threads_list; do
-    kiln_ms=() ort_ms=() kiln_cpu=() ort_cpu=() paired=()
+    kiln_ms=() ort_ms=() kiln_cpu=() ort_cpu=() paired=() base_ms=()
     extra=()
     case "$model" in silero_vad_*) extra=(-i sr:i64=16000) ;; esac
     run_kiln() {
@@ -84,6 +91,13 @@ for model in $models; do
       kiln_ms+=("$(json_field median_ms <<<"$kj")")
       [ "$cpu" = 1 ] && kiln_cpu+=("$(json_field cpu_ms <<<"$kj")")
       return 0
+    }
+    run_base() {
+      [ -n "$base_kiln" ] || return 0
+      local kj
+      kj=$("$base_kiln" bench "$dir/model.onnx" --input-bundle "$dir/test_data_set_0" "${extra[@]}" \
+            --threads "$threads" --runs "$runs" --warmup 5 --json 2>/dev/null)
+      base_ms+=("$(json_field median_ms <<<"$kj")")
     }
     run_ort() {
       local oj
@@ -97,23 +111,29 @@ for model in $models; do
     }
     for ((r = 0; r < rounds; r++)); do
       # Odd rounds run ONNX Runtime first, so neither program always follows the other.
-      if ((r % 2 == 1)); then run_ort; run_kiln; else run_kiln; run_ort; fi
+      if ((r % 2 == 1)); then run_ort; run_base; run_kiln; else run_kiln; run_base; run_ort; fi
       paired+=("$(python3 -c "print(${ort_ms[-1]} / ${kiln_ms[-1]})")")
     done
     km=$(median "${kiln_ms[@]}")
     om=$(median "${ort_ms[@]}")
     ratio=$(python3 -c "print(f'{$om / $km:.2f}')")
     pratio=$(python3 -c "print(f'{float($(median "${paired[@]}")):.2f}')")
+    base_note=""
+    if [ -n "$base_kiln" ]; then
+      bm=$(median "${base_ms[@]}")
+      base_note=" old_kiln=${bm}ms old/new=$(python3 -c "print(f'{$bm / $km:.3f}')")"
+      base_rows+=("$model $threads $bm $km $(python3 -c "print(f'{$bm / $km:.3f}')")")
+    fi
     if [ "$cpu" = 1 ]; then
       kc=$(median "${kiln_cpu[@]}")
       oc=$(median "${ort_cpu[@]}")
       cratio=$(python3 -c "print(f'{$oc / $kc:.2f}')")
       rows+=("$model $threads $km $om $ratio $pratio $kc $oc $cratio")
       echo "$model threads=$threads kiln=${km}ms ort=${om}ms ratio=$ratio paired=$pratio" \
-           "cpu: kiln=${kc}ms ort=${oc}ms ratio=$cratio" >&2
+           "cpu: kiln=${kc}ms ort=${oc}ms ratio=$cratio$base_note" >&2
     else
       rows+=("$model $threads $km $om $ratio $pratio")
-      echo "$model threads=$threads kiln=${km}ms ort=${om}ms ratio=$ratio paired=$pratio" >&2
+      echo "$model threads=$threads kiln=${km}ms ort=${om}ms ratio=$ratio paired=$pratio$base_note" >&2
     fi
   done
 done
@@ -147,5 +167,14 @@ else
     else
       printf "%-16s %7s %12.3f %12.3f %10s %7s\n" "$m" "$t" "$k" "$o" "$q" "$p"
     fi
+  done
+fi
+if [ -n "$base_kiln" ]; then
+  echo
+  echo "| model | threads | old kiln ms | new kiln ms | old / new |"
+  echo "| --- | ---: | ---: | ---: | ---: |"
+  for row in "${base_rows[@]}"; do
+    read -r m t b k q <<<"$row"
+    printf "| %s | %s | %.3f | %.3f | %s |\n" "$m" "$t" "$b" "$k" "$q"
   done
 fi

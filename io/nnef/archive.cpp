@@ -8,7 +8,7 @@
 #include <memory>
 #include <sstream>
 
-#include "core/error.h"
+#include "base/error.h"
 
 namespace kiln::nnef {
 

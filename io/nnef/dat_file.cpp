@@ -3,7 +3,7 @@
 #include <bit>
 #include <cstring>
 
-#include "core/error.h"
+#include "base/error.h"
 
 namespace kiln::nnef {
 

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <filesystem>
 
-#include "core/error.h"
+#include "base/error.h"
 #include "io/nnef/builder.h"
 #include "io/nnef/parser.h"
 

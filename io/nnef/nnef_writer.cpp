@@ -3,7 +3,7 @@
 #include <cctype>
 #include <cmath>
 
-#include "core/error.h"
+#include "base/error.h"
 #include "io/nnef/dat_file.h"
 #include "io/nnef/serializer.h"
 

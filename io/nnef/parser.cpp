@@ -4,7 +4,7 @@
 #include <charconv>
 #include <cstdlib>
 
-#include "core/error.h"
+#include "base/error.h"
 
 namespace kiln::nnef {
 

@@ -6,7 +6,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/error.h"
+#include "base/error.h"
 #include "io/nnef/builder.h"
 #include "ops/shape/reshape.h"
 #include "ops/shape/squeeze.h"

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "core/error.h"
+#include "base/error.h"
 #include "io/nnef/serializer.h"
 #include "ops/nn/pool_geometry.h"
 

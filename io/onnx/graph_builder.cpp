@@ -4,7 +4,7 @@
 
 #include <cctype>
 
-#include "core/error.h"
+#include "base/error.h"
 #include "core/sequence.h"
 #include "core/source_ops.h"
 #include "io/onnx/spec_ops.h"

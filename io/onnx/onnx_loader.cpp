@@ -8,7 +8,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "core/error.h"
+#include "base/error.h"
 #include "io/onnx/graph_builder.h"
 #include "io/onnx/spec_ops.h"
 

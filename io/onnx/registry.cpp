@@ -1,6 +1,6 @@
 #include <algorithm>
 
-#include "core/error.h"
+#include "base/error.h"
 #include "io/onnx/ops/register_all.h"
 #include "io/onnx/translator.h"
 

@@ -4,7 +4,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "core/error.h"
+#include "base/error.h"
 
 namespace kiln::onnx_io {
 

@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "core/error.h"
+#include "base/error.h"
 #include "core/sequence.h"
 #include "io/onnx/tensor_proto.h"
 

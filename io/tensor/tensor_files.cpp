@@ -9,7 +9,7 @@
 #include <fstream>
 #include <regex>
 
-#include "core/error.h"
+#include "base/error.h"
 #include "core/sequence.h"
 #include "io/onnx/tensor_proto.h"
 #include "io/onnx/value_proto.h"

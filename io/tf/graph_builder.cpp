@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "core/error.h"
+#include "base/error.h"
 #include "core/source_ops.h"
 #include "io/tf/tf_tensor.h"
 #include "ops/control/loop.h"

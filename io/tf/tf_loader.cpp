@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "core/error.h"
+#include "base/error.h"
 #include "io/tf/graph_builder.h"
 #include "io/tf/proto/tf_graph.pb.h"
 

@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "core/error.h"
+#include "base/error.h"
 #include "io/tf/graph_builder.h"
 #include "io/tf/tf_tensor.h"
 

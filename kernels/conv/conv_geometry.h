@@ -16,6 +16,7 @@ struct ConvGeometry {
   int64_t in_size() const { return in[0] * in[1] * in[2]; }
   int64_t out_size() const { return out[0] * out[1] * out[2]; }
   int64_t kernel_size() const { return kernel[0] * kernel[1] * kernel[2]; }
+  bool operator==(const ConvGeometry&) const = default;
   // 1x1 kernel, stride 1, no padding: the input plane is already the matmul operand.
   bool is_pointwise() const {
     for (int a = 0; a < 3; a++) {

@@ -1,8 +1,9 @@
 #include "kernels/conv/conv_in_place.h"
 
+#include <algorithm>
 #include <vector>
 
-#include "core/error.h"
+#include "base/error.h"
 #include "kernels/conv/im2col.h"
 #include "kernels/mmm/mmm_in_place.h"
 
@@ -24,15 +25,12 @@ bool conv_in_place_pays(const MicroKernel& kernel, const ConvGeometry& geo) {
 
 void conv_in_place(const MicroKernel& kernel, int64_t m, int64_t channels, const ConvGeometry& geo,
                    const PanelSource& w, const float* x, float* padded, const Epilogue& ep,
-                   float* y, int threads) {
+                   float* y, int threads, int64_t* off) {
   KILN_ENSURE(conv_in_place_supported(kernel, geo),
               "conv_in_place: kernel {} cannot run this convolution in place", kernel.name);
   const PaddedPlanes planes = pad_planes(x, channels, geo, padded);
   const int64_t kh = geo.kernel[1], kw = geo.kernel[2], k = channels * kh * kw;
-  // One offset per (channel, tap), kept per thread (grown once: steady-state runs allocate
-  // nothing).
-  thread_local std::vector<int64_t> off;
-  if (off.size() < static_cast<size_t>(k)) off.resize(static_cast<size_t>(k));
+  // One offset per (channel, tap).
   size_t kk = 0;
   for (int64_t c = 0; c < channels; c++) {
     for (int64_t ky = 0; ky < kh; ky++) {
@@ -44,10 +42,18 @@ void conv_in_place(const MicroKernel& kernel, int64_t m, int64_t channels, const
   }
   InPlaceB b;
   b.b = planes.data;
-  b.off = off.data();
+  b.off = off;
   b.segment = geo.out[2];
   b.segment_stride = geo.stride[1] * planes.row_stride;
   mmm_in_place(kernel, m, geo.out_size(), k, w, b, ep, y, geo.out_size(), threads);
+}
+
+void conv_in_place(const MicroKernel& kernel, int64_t m, int64_t channels, const ConvGeometry& geo,
+                   const PanelSource& w, const float* x, float* padded, const Epilogue& ep,
+                   float* y, int threads) {
+  std::vector<int64_t> off(
+      static_cast<size_t>(std::max<int64_t>(channels * geo.kernel[1] * geo.kernel[2], 1)));
+  conv_in_place(kernel, m, channels, geo, w, x, padded, ep, y, threads, off.data());
 }
 
 }  // namespace kiln::kernels

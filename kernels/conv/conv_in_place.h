@@ -22,7 +22,12 @@ bool conv_in_place_pays(const MicroKernel& kernel, const ConvGeometry& geo);
 
 // y[m, out_size] = epilogue(W * im2col(x)) with W packed in kernel.mr-row panels (k = channels *
 // kernel size) and x `channels` planes of geo.in. `padded`: Im2colSource::padded_floats(channels,
-// geo) floats of scratch (may be null when that is 0). Threads as mmm.
+// geo) floats of scratch (may be null when that is 0); `offsets`: scratch for k int64 values.
+// Threads as mmm.
+void conv_in_place(const MicroKernel& kernel, int64_t m, int64_t channels, const ConvGeometry& geo,
+                   const PanelSource& w, const float* x, float* padded, const Epilogue& ep,
+                   float* y, int threads, int64_t* offsets);
+// The same with offsets of its own for this call (tests, benchmarks: it allocates).
 void conv_in_place(const MicroKernel& kernel, int64_t m, int64_t channels, const ConvGeometry& geo,
                    const PanelSource& w, const float* x, float* padded, const Epilogue& ep,
                    float* y, int threads = 0);

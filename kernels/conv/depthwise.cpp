@@ -1,5 +1,8 @@
 #include "kernels/conv/depthwise.h"
 
+#include <memory>
+
+#include "kernels/aligned_buffer.h"
 #include "kernels/conv/depthwise_impl.h"
 
 namespace kiln::kernels {
@@ -29,7 +32,14 @@ int64_t depthwise_scratch_floats(const ConvGeometry& geo, Isa isa) {
   }
 }
 
-void depthwise_conv_f32(const DepthwiseArgs& args, int64_t c0, int64_t c1, Isa isa) {
+void depthwise_conv_f32(const DepthwiseArgs& given, int64_t c0, int64_t c1, Isa isa) {
+  DepthwiseArgs args = given;
+  std::unique_ptr<AlignedFloats> own;
+  if (!args.scratch) {
+    own = std::make_unique<AlignedFloats>(
+        static_cast<size_t>(depthwise_scratch_floats(args.geo, isa)));
+    args.scratch = own->data();
+  }
   switch (isa) {
 #if defined(__x86_64__) && defined(KILN_HAVE_X86_TILES)
     case Isa::Avx512:

@@ -19,9 +19,10 @@ struct DepthwiseArgs {
   ConvGeometry geo;
   float min = -std::numeric_limits<float>::infinity();
   float max = std::numeric_limits<float>::infinity();
-  // depthwise_scratch_floats(geo, isa) floats the call may use, or null: the kernel then uses
-  // scratch of the thread it runs on. Callers that split channels over threads lend each chunk
-  // a slice of their own, so a worker never first grows a buffer in a late (steady-state) run.
+  // depthwise_scratch_floats(geo, isa) floats the call may use (callers that split channels
+  // over threads lend each chunk a slice of their own), or null: the call then allocates its
+  // own (tests, benchmarks; ops lend their session's scratch, so steady-state runs allocate
+  // nothing).
   float* scratch = nullptr;
 };
 

@@ -144,25 +144,6 @@ inline void depthwise_polyphase(const DepthwiseArgs& a, int64_t c0, int64_t c1, 
   }
 }
 
-// Scratch reused by the thread across calls (grows only, at once to the largest size any
-// thread has asked for: whichever channels a worker takes, it settles after one full run and
-// steady-state runs allocate nothing).
-inline float* thread_buffer(int index, int64_t count) {
-  static std::atomic<int64_t> high_water[2] = {0, 0};
-  thread_local float* buffers[2] = {nullptr, nullptr};
-  thread_local int64_t sizes[2] = {0, 0};
-  int64_t seen = high_water[index].load(std::memory_order_relaxed);
-  while (seen < count && !high_water[index].compare_exchange_weak(seen, count)) {
-  }
-  if (sizes[index] < count) {
-    int64_t size = std::max(count, high_water[index].load(std::memory_order_relaxed));
-    delete[] buffers[index];
-    buffers[index] = new float[static_cast<size_t>(size)];
-    sizes[index] = size;
-  }
-  return buffers[index];
-}
-
 inline bool polyphase_supported(const ConvGeometry& g) {
   return g.in[0] == 1 && g.kernel[0] == 1 && g.out[0] == 1 && g.kernel_size() <= 64;
 }
@@ -180,15 +161,12 @@ inline int64_t depthwise_scratch_size(const ConvGeometry& g) {
 inline void depthwise_body(const DepthwiseArgs& a, int64_t c0, int64_t c1) {
   const ConvGeometry& g = a.geo;
   if (depthwise_rows_supported(g)) {
-    float* buffer = a.scratch ? a.scratch : thread_buffer(0, depthwise_rows_buffer_size(g));
-    depthwise_rows<kVec>(a, c0, c1, buffer);
+    depthwise_rows<kVec>(a, c0, c1, a.scratch);
     return;
   }
   if (polyphase_supported(g)) {
     const Polyphase pp(g);
-    float* planes = a.scratch ? a.scratch : thread_buffer(0, pp.total);
-    float* acc = a.scratch ? a.scratch + pp.total : thread_buffer(1, pp.nq_padded);
-    depthwise_polyphase(a, c0, c1, planes, acc);
+    depthwise_polyphase(a, c0, c1, a.scratch, a.scratch + pp.total);
     return;
   }
   const int64_t ks = g.kernel_size(), plane_in = g.in_size(), plane_out = g.out_size();

@@ -4,8 +4,8 @@
 #include <cstring>
 #include <limits>
 
-#include "core/error.h"
-#include "core/threading.h"
+#include "base/error.h"
+#include "base/threading.h"
 
 namespace kiln::kernels {
 

@@ -6,8 +6,8 @@
 #include <limits>
 #include <vector>
 
-#include "core/error.h"
-#include "core/threading.h"
+#include "base/error.h"
+#include "base/threading.h"
 #include "kernels/conv/winograd_impl.h"
 
 namespace kiln::kernels {

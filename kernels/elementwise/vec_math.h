@@ -7,6 +7,9 @@
 //   sigmoid: |abs err| <= 2e-7 (1 / (1 + exp(-x))).
 //   tanh:    |abs err| <= 6e-7 (odd polynomial near 0, 1 - 2 / (exp(2x) + 1) elsewhere).
 //   erf:     |abs err| <= 5e-7 (Abramowitz & Stegun 7.1.26, 1.5e-7, plus float rounding).
+//   gelu, gelu_tanh: see kernels/norm/norm.h; silu: x * sigmoid(x), so |abs err| <= 2e-7 |x|
+//            plus a rounding; hard_swish, leaky_relu, clamp, max, min: exact (as the reference);
+//            hard_sigmoid within one rounding (alpha x + beta may be one FMA).
 #pragma once
 
 #include <cstdint>
@@ -20,9 +23,11 @@ struct VecMath {
   void (*sigmoid)(const float* x, float* y, int64_t n);
   void (*tanh)(const float* x, float* y, int64_t n);
   void (*erf)(const float* x, float* y, int64_t n);
-  // y = a op b element-wise, op 0..3 = add, sub, mul, div; mode 0: a and b arrays of n, 1: b a
-  // single value, 2: a a single value. y may alias a or b.
+  // y = a op b element-wise, op 0..5 = add, sub, mul, div, max, min (BinaryFn's order); mode 0:
+  // a and b arrays of n, 1: b a single value, 2: a a single value. y may alias a or b.
   void (*binary)(int op, int mode, const float* a, const float* b, float* y, int64_t n);
+  // y = fn(x), n values (alpha, beta: HardSigmoid's); y may alias x.
+  void (*unary)(UnaryFn fn, const float* x, float* y, int64_t n, float alpha, float beta);
 };
 
 // The kernels of an ISA (every ISA has them; generic is portable C++).

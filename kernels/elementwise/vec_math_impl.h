@@ -89,6 +89,28 @@ inline Vf verf(Vf x) {
   return x != x ? x : y;
 }
 
+inline Vf vgelu(Vf x) {
+  return splat(0.5f) * x * (splat(1.0f) + verf(x * splat(0.70710678118654752f)));
+}
+
+inline Vf vgelu_tanh(Vf x) {
+  Vf inner = splat(0.79788456080286536f) * (x + splat(0.044715f) * x * x * x);
+  return splat(0.5f) * x * (splat(1.0f) + vtanh(inner));
+}
+
+inline Vf vsilu(Vf x) {
+  return x * vsigmoid(x);
+}
+
+// std::min / std::max lane by lane (b < a ? b : a, a < b ? b : a): the reference ops' NaN
+// behaviour, which the clamps of HardSigmoid and HardSwish keep.
+inline Vf std_min(Vf a, Vf b) {
+  return b < a ? b : a;
+}
+inline Vf std_max(Vf a, Vf b) {
+  return a < b ? b : a;
+}
+
 template <Vf (*F)(Vf)>
 void apply_all(const float* x, float* y, int64_t n) {
   int64_t i = 0;
@@ -138,11 +160,15 @@ inline Vf exact_div(Vf a, Vf b) {
 }
 #endif
 
+// Max / Min as the reference Max and Min (numpy's maximum / minimum): a NaN operand wins (a's
+// first), else b when it is larger (smaller), else a.
 template <int Op>
 inline float scalar_op(float a, float b) {
   if constexpr (Op == 0) return a + b;
   if constexpr (Op == 1) return a - b;
   if constexpr (Op == 2) return a * b;
+  if constexpr (Op == 4) return a != a ? a : (b != b ? b : (b > a ? b : a));
+  if constexpr (Op == 5) return a != a ? a : (b != b ? b : (b < a ? b : a));
   return exact_div(a, b);
 }
 
@@ -151,6 +177,8 @@ inline Vf vector_op(Vf a, Vf b) {
   if constexpr (Op == 0) return a + b;
   if constexpr (Op == 1) return a - b;
   if constexpr (Op == 2) return a * b;
+  if constexpr (Op == 4) return a != a ? a : (b != b ? b : (b > a ? b : a));
+  if constexpr (Op == 5) return a != a ? a : (b != b ? b : (b < a ? b : a));
   return exact_div(a, b);
 }
 
@@ -181,6 +209,10 @@ void binary_impl(int op, int mode, const float* a, const float* b, float* y, int
       return binary_loop<1>(mode, a, b, y, n);
     case 2:
       return binary_loop<2>(mode, a, b, y, n);
+    case 4:
+      return binary_loop<4>(mode, a, b, y, n);
+    case 5:
+      return binary_loop<5>(mode, a, b, y, n);
     default:
       return binary_loop<3>(mode, a, b, y, n);
   }
@@ -206,8 +238,71 @@ inline void lstm_lanes(const float* p, float* c, float* h, int64_t hidden, int64
   store(h + j, o * vtanh(cn));
 }
 
+void unary_impl(UnaryFn fn, const float* x, float* y, int64_t n, float alpha, float beta) {
+  switch (fn) {
+    case UnaryFn::Exp:
+      return apply_all<vexp>(x, y, n);
+    case UnaryFn::Sigmoid:
+      return apply_all<vsigmoid>(x, y, n);
+    case UnaryFn::Tanh:
+      return apply_all<vtanh>(x, y, n);
+    case UnaryFn::Erf:
+      return apply_all<verf>(x, y, n);
+    case UnaryFn::Gelu:
+      return apply_all<vgelu>(x, y, n);
+    case UnaryFn::GeluTanh:
+      return apply_all<vgelu_tanh>(x, y, n);
+    case UnaryFn::Silu:
+      return apply_all<vsilu>(x, y, n);
+    case UnaryFn::LeakyRelu: {
+      const Vf a = splat(alpha), zero = splat(0.0f);
+      auto f = [&](Vf v) { return v < zero ? a * v : v; };
+      int64_t i = 0;
+      for (; i + kW <= n; i += kW) store(y + i, f(load(x + i)));
+      for (; i < n; i++) y[i] = x[i] < 0.0f ? alpha * x[i] : x[i];
+      return;
+    }
+    case UnaryFn::Clamp: {
+      // min(max(x, lo), hi), NaN kept (as the fused clamp of the register stage).
+      const Vf lo = splat(alpha), hi = splat(beta);
+      auto f = [&](Vf v) {
+        const Vf m = lo > v ? lo : v;
+        return hi < m ? hi : m;
+      };
+      int64_t i = 0;
+      for (; i + kW <= n; i += kW) store(y + i, f(load(x + i)));
+      for (; i < n; i++) {
+        const float m = alpha > x[i] ? alpha : x[i];
+        y[i] = beta < m ? beta : m;
+      }
+      return;
+    }
+    case UnaryFn::HardSigmoid:
+    case UnaryFn::HardSwish: {
+      // HardSwish: x * max(0, min(1, x / 6 + 1/2)), as the reference op computes it.
+      const bool swish = fn == UnaryFn::HardSwish;
+      const Vf a = splat(alpha), b = splat(beta), zero = splat(0.0f), one = splat(1.0f);
+      const Vf six = splat(6.0f), half = splat(0.5f);
+      auto f = [&](Vf v) {
+        const Vf lin = swish ? exact_div(v, six) + half : a * v + b;
+        const Vf h = std_max(zero, std_min(one, lin));
+        return swish ? v * h : h;
+      };
+      int64_t i = 0;
+      for (; i + kW <= n; i += kW) store(y + i, f(load(x + i)));
+      if (i < n) {
+        float in[kW] = {}, out[kW];
+        std::memcpy(in, x + i, static_cast<size_t>(n - i) * sizeof(float));
+        store(out, f(load(in)));
+        std::memcpy(y + i, out, static_cast<size_t>(n - i) * sizeof(float));
+      }
+      return;
+    }
+  }
+}
+
 inline VecMath make_vec_math() {
-  return VecMath{&exp_impl, &sigmoid_impl, &tanh_impl, &erf_impl, &binary_impl};
+  return VecMath{&exp_impl, &sigmoid_impl, &tanh_impl, &erf_impl, &binary_impl, &unary_impl};
 }
 
 }  // namespace

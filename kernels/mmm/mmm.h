@@ -4,8 +4,9 @@
 // (panel[kk * width + i]) and zero-padded to the full width, so a register-blocked micro-kernel
 // streams both with unit stride. Weights are packed once (PackedMatrix); activations are packed
 // on the fly, one panel at a time, by a PanelSource (plain strided matrices, or im2col for
-// convolutions). The fused epilogue (scale, bias, residual, accumulate, LeakyRelu, clamp) is
-// applied to the accumulators before the single store of each output.
+// convolutions). The fused epilogue (kernels/epilogue.h) is applied to the accumulators before the
+// single store of each output (scale, bias, residual, accumulate, LeakyRelu, clamp), then its post
+// steps to each stored tile.
 //
 // Adding an ISA means writing one TileFn for it (and optionally an EdgeTileFn for partial tiles)
 // and listing it in kernels/mmm/isa.cpp.
@@ -17,40 +18,17 @@
 #include <string>
 #include <vector>
 
+#include "base/isa.h"
+#include "kernels/epilogue.h"
+
 namespace kiln::kernels {
 
-// Instruction sets with micro-kernels, from the most portable up.
-enum class Isa { Generic, Avx2, Avx512, Neon };
-
-// "generic", "avx2", "avx512", "neon".
-std::string isa_name(Isa isa);
-// Whether this CPU (and OS) can run code for `isa`.
-bool isa_supported(Isa isa);
-// The ISA kernels use: KILN_ISA=generic|avx2|avx512|neon when set (error if unsupported here), else
-// the best supported one. Read once per process.
-Isa active_isa();
-// Every ISA this machine can run (for tests and benchmarks).
-std::vector<Isa> supported_isas();
-
-// What happens to each output after the products are summed, in this order:
-//   v = acc * row_scale[i] * col_scale[j] + row_bias[i] + col_bias[j]
-//       + residual[i * residual_ld + j] + (accumulate ? C[i, j] : 0)
-//   v = v < 0 ? leaky_alpha * v : v          (when leaky)
-//   v = min(max(v, min), max)                (Relu: min 0; Clip / Relu6: min, max)
-// Null pointers and default values mean "nothing to do".
-struct Epilogue {
-  const float* row_scale = nullptr;  // m values
-  const float* col_scale = nullptr;  // n values
-  const float* row_bias = nullptr;   // m values
-  const float* col_bias = nullptr;   // n values
-  const float* residual = nullptr;   // m x n, row stride residual_ld
-  int64_t residual_ld = 0;
-  bool accumulate = false;
-  bool leaky = false;
-  float leaky_alpha = 0.0f;
-  float min = -std::numeric_limits<float>::infinity();
-  float max = std::numeric_limits<float>::infinity();
-};
+// ISA detection lives in base/isa.h; kernels name it as their own.
+using kiln::active_isa;
+using kiln::Isa;
+using kiln::isa_name;
+using kiln::isa_supported;
+using kiln::supported_isas;
 
 // The epilogue of one tile, its pointers already offset to the tile's first row/column.
 struct TileArgs {
@@ -160,16 +138,39 @@ class StridedSource : public PanelSource {
   int width_;
 };
 
-// Applies `ep` to a rows x cols block of raw accumulators `acc` (row stride ld_acc) whose first
-// output is (i0, j0), storing into c (the whole output, row stride ldc). Portable; used for edge
-// tiles and by tests.
-void apply_epilogue(const float* acc, int64_t ld_acc, int64_t rows, int64_t cols, int64_t i0,
-                    int64_t j0, const Epilogue& ep, float* c, int64_t ldc);
+// How mmm runs an m x n x k product, decided once for the shape, the operands' kinds and the
+// thread count (plan_mmm): the threads, how they split the tiles, the blocking, and the scratch
+// the caller lends (A packed per run, one B block per thread, all of B, a column's offsets).
+struct MmmPlan {
+  const MicroKernel* kernel = nullptr;
+  int64_t m = 0, n = 0, k = 0;
+  bool a_prepacked = true, b_prepacked = true;
+  int threads = 1;
+  // Threads take ranges of B panels (each packing its own blocks of a per-run B), or of A panels
+  // (after a per-run B is packed whole, up front).
+  bool split_a = false;
+  int64_t block = 1;    // B panels per block (B within ~128 KiB)
+  bool narrow = false;  // a last B panel of one column, read through the in-place tile
+  // Scratch layout, in floats from the lent pointer (each piece 64-byte aligned).
+  size_t a_at = 0, b_blocks_at = 0, b_all_at = 0, off_at = 0;
+  size_t block_floats = 0;    // one B block (per thread)
+  size_t scratch_floats = 0;  // in all
+};
+
+// The plan of C = A * B for these sizes; `a_prepacked` / `b_prepacked`: the operands are packed
+// ahead of time (PanelSource::prepacked). threads <= 0: kiln::num_threads().
+MmmPlan plan_mmm(const MicroKernel& kernel, int64_t m, int64_t n, int64_t k, bool a_prepacked,
+                 bool b_prepacked, int threads = 0);
 
 // C = epilogue(A * B) with A m x k (panels of kernel.mr rows) and B k x n (panels of kernel.nr
-// columns); C row-major with row stride ldc. Splits output tiles over up to `threads` threads
-// (<= 0: kiln::num_threads()); each output is computed by one thread in a fixed order, so the
-// result does not depend on the thread count.
+// columns) as `plan` says (the operands must be of the kinds it was made for); C row-major with
+// row stride ldc. `scratch`: plan.scratch_floats floats, 64-byte aligned (may be null when 0).
+// Each output is computed by one thread in a fixed order, so the result does not depend on the
+// thread count.
+void mmm(const MmmPlan& plan, const PanelSource& a, const PanelSource& b, const Epilogue& ep,
+         float* c, int64_t ldc, float* scratch);
+
+// The same, planned and given scratch of its own for this call (tests, benchmarks: it allocates).
 void mmm(const MicroKernel& kernel, int64_t m, int64_t n, int64_t k, const PanelSource& a,
          const PanelSource& b, const Epilogue& ep, float* c, int64_t ldc, int threads = 0);
 

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <vector>
 
-#include "core/error.h"
-#include "core/threading.h"
+#include "base/error.h"
+#include "base/threading.h"
 #include "kernels/mmm/tile_args.h"
 
 namespace kiln::kernels {
@@ -40,6 +40,7 @@ void mmm_in_place(const MicroKernel& kernel, int64_t m, int64_t n, int64_t k, co
       std::clamp<int64_t>(kBlockBytes / std::max<int64_t>(nr * k * 4, 1), 1, tiles);
   const TileArgs base = base_args(ep, c, ldc);
   const InPlaceTileFn tile = kernel.in_place;
+  const bool post = ep.post_count > 0;
 
   auto run = [&](int64_t ia0, int64_t ia1, int64_t t0, int64_t t1) {
     for (int64_t tb = t0; tb < t1; tb += block) {
@@ -59,6 +60,7 @@ void mmm_in_place(const MicroKernel& kernel, int64_t m, int64_t n, int64_t k, co
           if (ta.col_bias) ta.col_bias += j0;
           if (ta.residual) ta.residual += j0;
           tile(k, ap, b.b + s * b.segment_stride + x0, b.off, ta, rows, cols);
+          if (post) apply_post_steps(ep, ta.c, ldc, rows, cols, i0, j0);
         }
       }
     }
@@ -85,17 +87,20 @@ void mmm_in_place(const MicroKernel& kernel, int64_t m, int64_t n, int64_t k, co
 
 void mmm_in_place(const MicroKernel& kernel, int64_t m, int64_t n, int64_t k, const PanelSource& a,
                   const float* b, int64_t ldb, const Epilogue& ep, float* c, int64_t ldc,
-                  int threads) {
-  // The offsets of a plain matrix, kept per thread (grown once: steady-state runs allocate
-  // nothing).
-  thread_local std::vector<int64_t> off;
-  if (off.size() < static_cast<size_t>(k)) off.resize(static_cast<size_t>(k));
-  for (int64_t kk = 0; kk < k; kk++) off[static_cast<size_t>(kk)] = kk * ldb;
+                  int threads, int64_t* offsets) {
+  for (int64_t kk = 0; kk < k; kk++) offsets[kk] = kk * ldb;
   InPlaceB in_place;
   in_place.b = b;
-  in_place.off = off.data();
+  in_place.off = offsets;
   in_place.segment = n;
   mmm_in_place(kernel, m, n, k, a, in_place, ep, c, ldc, threads);
+}
+
+void mmm_in_place(const MicroKernel& kernel, int64_t m, int64_t n, int64_t k, const PanelSource& a,
+                  const float* b, int64_t ldb, const Epilogue& ep, float* c, int64_t ldc,
+                  int threads) {
+  std::vector<int64_t> offsets(static_cast<size_t>(std::max<int64_t>(k, 1)));
+  mmm_in_place(kernel, m, n, k, a, b, ldb, ep, c, ldc, threads, offsets.data());
 }
 
 }  // namespace kiln::kernels

@@ -39,6 +39,11 @@ void mmm_in_place(const MicroKernel& kernel, int64_t m, int64_t n, int64_t k, co
                   const InPlaceB& b, const Epilogue& ep, float* c, int64_t ldc, int threads = 0);
 
 // The same for a plain row-major B (k x n, row stride ldb): B[kk, j] = b[kk * ldb + j].
+// `offsets`: scratch for k int64 values.
+void mmm_in_place(const MicroKernel& kernel, int64_t m, int64_t n, int64_t k, const PanelSource& a,
+                  const float* b, int64_t ldb, const Epilogue& ep, float* c, int64_t ldc,
+                  int threads, int64_t* offsets);
+// The same with offsets of its own for this call (tests, benchmarks: it allocates).
 void mmm_in_place(const MicroKernel& kernel, int64_t m, int64_t n, int64_t k, const PanelSource& a,
                   const float* b, int64_t ldb, const Epilogue& ep, float* c, int64_t ldc,
                   int threads = 0);

@@ -1,7 +1,7 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "core/error.h"
+#include "base/error.h"
 #include "kernels/mmm/mmm.h"
 
 namespace kiln::kernels {

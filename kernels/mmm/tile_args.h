@@ -7,7 +7,7 @@
 #include <cmath>
 #include <cstdint>
 
-#include "core/threading.h"
+#include "base/threading.h"
 
 #include "kernels/mmm/mmm.h"
 

@@ -117,15 +117,6 @@ void layer_norm_impl(const float* x, const float* gamma, const float* beta, floa
                    inv_std ? inv_std + r : nullptr, n);
 }
 
-inline Vf vgelu(Vf x) {
-  return splat(0.5f) * x * (splat(1.0f) + verf(x * splat(0.70710678118654752f)));
-}
-
-inline Vf vgelu_tanh(Vf x) {
-  Vf inner = splat(0.79788456080286536f) * (x + splat(0.044715f) * x * x * x);
-  return splat(0.5f) * x * (splat(1.0f) + vtanh(inner));
-}
-
 void gelu_impl(const float* x, float* y, int64_t n, bool tanh_form) {
   if (tanh_form) {
     apply_all<vgelu_tanh>(x, y, n);

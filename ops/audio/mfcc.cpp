@@ -3,7 +3,7 @@
 #include <cmath>
 #include <numbers>
 
-#include "core/error.h"
+#include "base/error.h"
 #include "ops/elementwise/cast.h"
 
 namespace kiln::ops {

@@ -4,7 +4,7 @@
 
 #include <optional>
 
-#include "core/error.h"
+#include "base/error.h"
 #include "core/graph_cost.h"
 
 namespace kiln::ops {
@@ -157,6 +157,10 @@ Cost If::cost(const FactRefs& inputs) const {
   return t->fma.is_int() ? *e : *t;  // the symbolic one grows with the input
 }
 
+std::unique_ptr<OpState> If::make_state(const FactRefs&) const {
+  return std::make_unique<BodyStates>(2);
+}
+
 void If::eval(EvalContext& ctx, const TensorRefs& inputs) const {
   const Tensor& cond = required(inputs, 0, name());
   KILN_ENSURE(cond.numel() == 1, "If: condition must have one element, got shape [{}]",
@@ -175,7 +179,7 @@ void If::eval(EvalContext& ctx, const TensorRefs& inputs) const {
     KILN_ENSURE(i < inputs.size() && inputs[i], "If: branch input {} is missing", i);
     args.push_back(*inputs[i]);
   }
-  auto outs = b.runner->run(args);
+  auto outs = b.runner->run(ctx.op_state<BodyStates>(*this).at(taken ? 0 : 1), args);
   for (size_t i = 0; i < outs.size() && i < ctx.num_outputs(); i++)
     ctx.set_output(i, std::move(outs[i]));
 }

@@ -35,6 +35,7 @@ class If : public Op {
   OpPtr assume_case(size_t index) const override;
   std::string case_name(size_t index) const override;
   void eval(EvalContext& ctx, const TensorRefs& inputs) const override;
+  std::unique_ptr<OpState> make_state(const FactRefs& inputs) const override;
   // The taken branch's cost when the condition is known, else the costlier branch's.
   Cost cost(const FactRefs& inputs) const override;
   std::vector<std::shared_ptr<const Graph>> subgraphs() const override {

@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "core/error.h"
+#include "base/error.h"
 #include "core/graph_cost.h"
 #include "core/sequence.h"
 
@@ -121,7 +121,12 @@ std::vector<Fact> Loop::output_facts(const FactRefs& inputs) const {
   return out;
 }
 
+std::unique_ptr<OpState> Loop::make_state(const FactRefs&) const {
+  return std::make_unique<BodyStates>(1);
+}
+
 void Loop::eval(EvalContext& ctx, const TensorRefs& inputs) const {
+  SubgraphRunner::Runs& runs = ctx.op_state<BodyStates>(*this).at(0);
   const size_t num_captures = runner_.num_inputs() - 2 - num_carried_;
   KILN_ENSURE(inputs.size() == 2 + num_carried_ + num_captures, "Loop: expects {} inputs, got {}",
               2 + num_carried_ + num_captures, inputs.size());
@@ -148,7 +153,7 @@ void Loop::eval(EvalContext& ctx, const TensorRefs& inputs) const {
   for (; (max_trips < 0 || i < max_trips) && cond; i++) {
     args[0] = Tensor::scalar<int64_t>(i);
     args[1] = Tensor::scalar<bool>(cond);
-    auto outs = runner_.run(args);
+    auto outs = runner_.run(runs, args);
     KILN_ENSURE(outs[0].numel() == 1, "Loop: body condition must have one element");
     cond = outs[0].value_as_double(0) != 0;
     for (size_t c = 0; c < num_carried_; c++) {

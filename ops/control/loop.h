@@ -18,6 +18,7 @@ class Loop : public Op {
   Attributes attributes() const override;
   std::vector<Fact> output_facts(const FactRefs& inputs) const override;
   void eval(EvalContext& ctx, const TensorRefs& inputs) const override;
+  std::unique_ptr<OpState> make_state(const FactRefs& inputs) const override;
   // The body's cost times the trip count: M when known (an upper bound when the condition may
   // stop the loop earlier), else the symbol `trips`.
   Cost cost(const FactRefs& inputs) const override;

@@ -28,6 +28,7 @@ class Scan : public Op {
   Attributes attributes() const override;
   std::vector<Fact> output_facts(const FactRefs& inputs) const override;
   void eval(EvalContext& ctx, const TensorRefs& inputs) const override;
+  std::unique_ptr<OpState> make_state(const FactRefs& inputs) const override;
   // The body's cost times the sequence length (times the batch for opset 8).
   Cost cost(const FactRefs& inputs) const override;
   std::vector<std::shared_ptr<const Graph>> subgraphs() const override { return {body_}; }
@@ -38,9 +39,10 @@ class Scan : public Op {
   std::vector<Fact> body_input_facts(const FactRefs& inputs, Dim& seq, Dim& batch) const;
   // Runs the scan for one (unbatched) set of states and scan inputs, `length` iterations;
   // scan outputs are `total` long along their axis (zero past `length`).
-  void scan_one(const std::vector<Tensor>& states, const std::vector<Tensor>& scan_inputs,
-                const std::vector<Tensor>& captures, int64_t length, int64_t total,
-                std::vector<Tensor>& final_states, std::vector<Tensor>& scan_outputs) const;
+  void scan_one(SubgraphRunner::Runs& runs, const std::vector<Tensor>& states,
+                const std::vector<Tensor>& scan_inputs, const std::vector<Tensor>& captures,
+                int64_t length, int64_t total, std::vector<Tensor>& final_states,
+                std::vector<Tensor>& scan_outputs) const;
   size_t first_input() const { return config_.batched ? 1 : 0; }
   size_t num_scan_outputs() const { return runner_.num_outputs() - config_.num_states; }
 

@@ -1,6 +1,6 @@
 #include "ops/control/sequence_map.h"
 
-#include "core/error.h"
+#include "base/error.h"
 #include "core/graph_cost.h"
 #include "core/sequence.h"
 
@@ -44,7 +44,12 @@ Cost SequenceMap::cost(const FactRefs& inputs) const {
   return scale_cost(body, items);
 }
 
+std::unique_ptr<OpState> SequenceMap::make_state(const FactRefs&) const {
+  return std::make_unique<BodyStates>(1);
+}
+
 void SequenceMap::eval(EvalContext& ctx, const TensorRefs& inputs) const {
+  SubgraphRunner::Runs& runs = ctx.op_state<BodyStates>(*this).at(0);
   const auto& first = sequence_of(required(inputs, 0, name()), name());
   size_t length = first.items.size();
   for (size_t i = 1; i < num_inputs_; i++)
@@ -58,7 +63,7 @@ void SequenceMap::eval(EvalContext& ctx, const TensorRefs& inputs) const {
   for (size_t k = 0; k < length; k++) {
     for (size_t i = 0; i < num_inputs_; i++)
       if (is_sequence(*inputs[i])) args[i] = sequence_of(*inputs[i], name()).items[k];
-    auto outs = runner_.run(args);
+    auto outs = runner_.run(runs, args);
     // Body buffers still referenced here are never overwritten by the next run (reuse needs
     // sole ownership), so the items need no copy.
     for (size_t o = 0; o < outs.size(); o++) collected[o].push_back(std::move(outs[o]));

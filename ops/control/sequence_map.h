@@ -16,6 +16,7 @@ class SequenceMap : public Op {
   std::string name() const override { return "SequenceMap"; }
   std::vector<Fact> output_facts(const FactRefs& inputs) const override;
   void eval(EvalContext& ctx, const TensorRefs& inputs) const override;
+  std::unique_ptr<OpState> make_state(const FactRefs& inputs) const override;
   // The body's cost times the number of items (a symbol unless the sequence is a constant).
   Cost cost(const FactRefs& inputs) const override;
   std::vector<std::shared_ptr<const Graph>> subgraphs() const override { return {body_}; }

@@ -1,8 +1,9 @@
 #include "ops/control/subgraph_runner.h"
 
+#include <algorithm>
 #include <cstring>
 
-#include "core/error.h"
+#include "base/error.h"
 #include "core/sequence.h"
 
 namespace kiln::ops {
@@ -62,10 +63,9 @@ SubgraphRunner::SubgraphRunner(GraphPtr body) : body_(std::move(body)) {
 std::vector<Fact> SubgraphRunner::analyse(const std::vector<Fact>& input_facts) const {
   KILN_ENSURE(input_facts.size() == num_inputs(), "body graph has {} inputs, given {} facts",
               num_inputs(), input_facts.size());
-  auto entry = prepare(input_facts);
-  const Graph& g = entry->state->plan().graph();
+  GraphPtr g = analysed(input_facts);
   std::vector<Fact> out;
-  for (const auto& o : g.outputs()) out.push_back(g.fact(o));
+  for (const auto& o : g->outputs()) out.push_back(g->fact(o));
   std::lock_guard<std::mutex> lock(mutex_);
   constant_inputs_.clear();
   for (const auto& f : input_facts) constant_inputs_.push_back(f.value != nullptr);
@@ -75,54 +75,58 @@ std::vector<Fact> SubgraphRunner::analyse(const std::vector<Fact>& input_facts) 
 GraphPtr SubgraphRunner::analysed_graph(const std::vector<Fact>& input_facts) const {
   KILN_ENSURE(input_facts.size() == num_inputs(), "body graph has {} inputs, given {} facts",
               num_inputs(), input_facts.size());
-  return prepare(input_facts)->state->plan().graph_ptr();
+  return analysed(input_facts);
 }
 
-std::shared_ptr<SubgraphRunner::Entry> SubgraphRunner::prepare(
-    const std::vector<Fact>& facts) const {
+GraphPtr SubgraphRunner::analysed(const std::vector<Fact>& facts) const {
   auto graph = std::make_shared<Graph>(*body_);
   for (size_t i = 0; i < facts.size(); i++) graph->set_input_fact(i, facts[i]);
   graph->analyse();
-  auto entry = std::make_shared<Entry>();
-  entry->facts = facts;
-  entry->state = std::make_shared<State>(std::make_shared<Plan>(std::move(graph)));
   std::lock_guard<std::mutex> lock(mutex_);
-  cache_.push_front(entry);
-  if (cache_.size() > kMaxCachedGraphs) cache_.pop_back();
-  return entry;
+  analyses_.push_front({facts, graph});
+  if (analyses_.size() > kMaxCachedGraphs) analyses_.pop_back();
+  return graph;
 }
 
-std::vector<Tensor> SubgraphRunner::run(const std::vector<Tensor>& inputs) const {
+std::vector<Tensor> SubgraphRunner::run(Runs& runs, const std::vector<Tensor>& inputs) const {
   KILN_ENSURE(inputs.size() == num_inputs(), "body graph has {} inputs, given {} tensors",
               num_inputs(), inputs.size());
-  std::shared_ptr<Entry> entry;
+  for (auto it = runs.entries_.begin(); it != runs.entries_.end(); ++it) {
+    if (!accepts(it->facts, inputs)) continue;
+    if (it != runs.entries_.begin()) std::iter_swap(it, runs.entries_.begin());
+    return runs.entries_.front().state->run(inputs);
+  }
+  std::vector<Fact> facts;
+  std::vector<bool> constants;
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    for (const auto& e : cache_) {
-      if (accepts(e->facts, inputs)) {
-        entry = e;
+    constants = constant_inputs_;
+  }
+  for (size_t i = 0; i < inputs.size(); i++) {
+    if (i < constants.size() && constants[i])
+      facts.push_back(Fact::constant(inputs[i]));
+    else
+      facts.push_back(fact_of_value(inputs[i]));
+  }
+  GraphPtr graph;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (const auto& a : analyses_) {
+      if (a.facts.size() == facts.size() &&
+          std::equal(a.facts.begin(), a.facts.end(), facts.begin(),
+                     [](const Fact& x, const Fact& y) {
+                       return x.same_type_and_shape(y) && !x.value == !y.value &&
+                              (!x.value || x.value->equals(*y.value));
+                     })) {
+        graph = a.graph;
         break;
       }
     }
   }
-  if (!entry) {
-    std::vector<Fact> facts;
-    std::vector<bool> constants;
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      constants = constant_inputs_;
-    }
-    for (size_t i = 0; i < inputs.size(); i++) {
-      if (i < constants.size() && constants[i])
-        facts.push_back(Fact::constant(inputs[i]));
-      else
-        facts.push_back(fact_of_value(inputs[i]));
-    }
-    entry = prepare(facts);
-  }
-  // A State holds the buffers of one run at a time.
-  std::lock_guard<std::mutex> lock(mutex_);
-  return entry->state->run(inputs);
+  if (!graph) graph = analysed(facts);
+  runs.entries_.push_front({facts, std::make_unique<State>(std::make_shared<Plan>(graph))});
+  if (runs.entries_.size() > kMaxCachedGraphs) runs.entries_.pop_back();
+  return runs.entries_.front().state->run(inputs);
 }
 
 Fact without_value(Fact fact) {

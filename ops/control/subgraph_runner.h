@@ -1,6 +1,7 @@
-// Shared by the control-flow ops (If, Loop, Scan): analysing a body graph for given input facts
-// and running it on tensors. Analysed copies of the body are cached with a State each, so
-// repeated runs with compatible inputs reuse both the analysis and the buffers.
+// Shared by the control-flow ops (If, Loop, Scan, SequenceMap): analysing a body graph for given
+// input facts and running it on tensors. The analyses are cached in the runner (immutable graphs,
+// shared by every session: a cache that cannot change results); the States that run them belong
+// to a session (BodyStates, the op's OpState), so sessions never share buffers.
 #pragma once
 
 #include <deque>
@@ -24,20 +25,48 @@ class SubgraphRunner {
   std::vector<Fact> analyse(const std::vector<Fact>& input_facts) const;
   // The body analysed for these input facts (for cost and printing).
   GraphPtr analysed_graph(const std::vector<Fact>& input_facts) const;
-  // Runs the body on these inputs, one per body input.
-  std::vector<Tensor> run(const std::vector<Tensor>& inputs) const;
+
+  // A session's States of the body, one per input facts it ran with (most recent first).
+  class Runs {
+   public:
+    Runs() = default;
+    Runs(Runs&&) = default;
+    Runs& operator=(Runs&&) = default;
+
+   private:
+    friend class SubgraphRunner;
+    struct Entry {
+      std::vector<Fact> facts;
+      std::unique_ptr<State> state;
+    };
+    std::deque<Entry> entries_;
+  };
+  // Runs the body on these inputs, one per body input, with the session's `runs`.
+  std::vector<Tensor> run(Runs& runs, const std::vector<Tensor>& inputs) const;
 
  private:
-  struct Entry {
-    std::vector<Fact> facts;
-    std::shared_ptr<State> state;
-  };
-  std::shared_ptr<Entry> prepare(const std::vector<Fact>& facts) const;
+  GraphPtr analysed(const std::vector<Fact>& facts) const;
 
   GraphPtr body_;
+  // Analyses so far (facts -> analysed body) and which body inputs the last one had constant:
+  // a run treats those inputs as constants, so the body folds what they feed.
+  struct Analysis {
+    std::vector<Fact> facts;
+    GraphPtr graph;
+  };
   mutable std::mutex mutex_;
-  mutable std::deque<std::shared_ptr<Entry>> cache_;
+  mutable std::deque<Analysis> analyses_;
   mutable std::vector<bool> constant_inputs_;
+};
+
+// The OpState of a control-flow op: one SubgraphRunner::Runs per body.
+class BodyStates : public OpState {
+ public:
+  explicit BodyStates(size_t bodies) : runs_(bodies) {}
+  SubgraphRunner::Runs& at(size_t body) { return runs_.at(body); }
+
+ private:
+  std::vector<SubgraphRunner::Runs> runs_;
 };
 
 // The fact with its value and symbolic value dropped (for values that change between runs).

@@ -477,4 +477,30 @@ OpPtr Binary::codegen(const FactRefs& inputs) const {
   }
 }
 
+std::optional<OutputStep> Binary::output_step(const FactRefs& inputs, size_t value) const {
+  if (legacy_axis_ || inputs.size() != 2 || value > 1 || !inputs[0] || !inputs[1] ||
+      inputs[0]->dt != DatumType::F32 || inputs[1]->dt != DatumType::F32)
+    return std::nullopt;
+  OutputStep s;
+  s.kind = OutputStep::Kind::Binary;
+  switch (kind_) {
+    case BinaryKind::Add:
+      s.binary = kernels::BinaryFn::Add;
+      break;
+    case BinaryKind::Sub:
+      s.binary = kernels::BinaryFn::Sub;
+      break;
+    case BinaryKind::Mul:
+      s.binary = kernels::BinaryFn::Mul;
+      break;
+    case BinaryKind::Div:
+      s.binary = kernels::BinaryFn::Div;
+      break;
+    default:
+      return std::nullopt;
+  }
+  s.operand_first = value == 1;
+  return s;
+}
+
 }  // namespace kiln::ops

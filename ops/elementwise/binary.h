@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "core/op.h"
+#include "ops/core/output_steps.h"
 
 namespace kiln::ops {
 
@@ -32,7 +33,7 @@ enum class BinaryKind {
   PRelu,
 };
 
-class Binary : public Op {
+class Binary : public Op, public OutputStepSource {
  public:
   explicit Binary(BinaryKind kind) : kind_(kind) {}
   // Opset < 7 "broadcast=1, axis=k": B's dims line up with A's starting at axis k (instead of
@@ -41,6 +42,10 @@ class Binary : public Op {
   BinaryKind kind() const { return kind_; }
 
   std::string name() const override;
+  bool same_as(const Op& other) const override {
+    return same_fields(*this, other,
+                       [](const Binary& o) { return std::tie(o.kind_, o.legacy_axis_); });
+  }
   Attributes attributes() const override;
   std::vector<Fact> output_facts(const FactRefs& inputs) const override;
   void eval(EvalContext& ctx, const TensorRefs& inputs) const override;
@@ -48,6 +53,8 @@ class Binary : public Op {
   Cost cost(const FactRefs& inputs) const override;
   // f32 Add/Sub/Mul/Div, Pow by a constant 2: a BinaryF32 (ops/elementwise/vectorized.h).
   OpPtr codegen(const FactRefs& inputs) const override;
+  // The step this op is on a producer's output (ops/core/output_steps.h).
+  std::optional<OutputStep> output_step(const FactRefs& inputs, size_t value) const override;
 
  private:
   template <typename D>

@@ -25,6 +25,9 @@ class Cast : public Op {
   const CastOptions& options() const { return options_; }
 
   std::string name() const override { return to_ ? "Cast" : "CastLike"; }
+  bool same_as(const Op& other) const override {
+    return same_fields(*this, other, [](const Cast& o) { return std::tie(o.to_, o.options_); });
+  }
   Attributes attributes() const override;
   std::vector<Fact> output_facts(const FactRefs& inputs) const override;
   void eval(EvalContext& ctx, const TensorRefs& inputs) const override;

@@ -84,4 +84,20 @@ void Clip::eval(EvalContext& ctx, const TensorRefs& inputs) const {
   });
 }
 
+std::optional<OutputStep> Clip::output_step(const FactRefs& inputs, size_t value) const {
+  if (value != 0 || inputs.empty() || !inputs[0] || inputs[0]->dt != DatumType::F32)
+    return std::nullopt;
+  OutputStep s;
+  s.kind = OutputStep::Kind::Clamp;
+  if (min_) s.min = static_cast<float>(*min_);
+  if (max_) s.max = static_cast<float>(*max_);
+  // Bound inputs, when present, must be known constants.
+  for (size_t i = 1; i < inputs.size() && i < 3; i++) {
+    if (!inputs[i]) continue;
+    if (!inputs[i]->value || inputs[i]->value->numel() != 1) return std::nullopt;
+    (i == 1 ? s.min : s.max) = static_cast<float>(inputs[i]->value->value_as_double(0));
+  }
+  return s;
+}
+
 }  // namespace kiln::ops

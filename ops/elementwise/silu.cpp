@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "core/error.h"
+#include "base/error.h"
 #include "kernels/elementwise/vec_math.h"
 #include "ops/elementwise/util.h"
 
@@ -69,6 +69,14 @@ OpPtr Silu::codegen(const FactRefs& inputs) const {
   if (vectorized_ || inputs.size() != 1 || !inputs[0] || inputs[0]->dt != DatumType::F32)
     return nullptr;
   return std::make_shared<Silu>(true);
+}
+
+std::optional<OutputStep> Silu::output_step(const FactRefs& inputs, size_t) const {
+  if (inputs.size() != 1 || !inputs[0] || inputs[0]->dt != DatumType::F32) return std::nullopt;
+  OutputStep s;
+  s.kind = OutputStep::Kind::Unary;
+  s.unary = kernels::UnaryFn::Silu;
+  return s;
 }
 
 }  // namespace kiln::ops

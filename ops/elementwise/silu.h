@@ -4,10 +4,11 @@
 #pragma once
 
 #include "core/op.h"
+#include "ops/core/output_steps.h"
 
 namespace kiln::ops {
 
-class Silu : public Op {
+class Silu : public Op, public OutputStepSource {
  public:
   explicit Silu(bool vectorized = false) : vectorized_(vectorized) {}
   bool vectorized() const { return vectorized_; }
@@ -18,6 +19,8 @@ class Silu : public Op {
   Cost cost(const FactRefs& inputs) const override;
   // f32: the vectorized form.
   OpPtr codegen(const FactRefs& inputs) const override;
+  // The step this op is on a producer's output (ops/core/output_steps.h).
+  std::optional<OutputStep> output_step(const FactRefs& inputs, size_t value) const override;
 
  private:
   bool vectorized_;

@@ -408,8 +408,56 @@ Cost Unary::cost(const FactRefs& inputs) const {
 
 OpPtr Unary::codegen(const FactRefs& inputs) const {
   if (inputs.size() != 1 || !inputs[0] || inputs[0]->dt != DatumType::F32) return nullptr;
-  if (!UnaryF32::supports(kind_)) return nullptr;
+  if (!unary_kernel(kind_, params_)) return nullptr;
   return std::make_shared<UnaryF32>(std::make_shared<Unary>(*this));
+}
+
+std::optional<UnaryKernel> unary_kernel(UnaryKind kind, const UnaryParams& params) {
+  using F = kernels::UnaryFn;
+  switch (kind) {
+    case UnaryKind::Exp:
+      return UnaryKernel{F::Exp};
+    case UnaryKind::Sigmoid:
+      return UnaryKernel{F::Sigmoid};
+    case UnaryKind::Tanh:
+      return UnaryKernel{F::Tanh};
+    case UnaryKind::Erf:
+      return UnaryKernel{F::Erf};
+    case UnaryKind::Gelu:
+      return UnaryKernel{F::Gelu};
+    case UnaryKind::GeluTanh:
+      return UnaryKernel{F::GeluTanh};
+    case UnaryKind::LeakyRelu:
+      return UnaryKernel{F::LeakyRelu, params.alpha};
+    case UnaryKind::HardSigmoid:
+      return UnaryKernel{F::HardSigmoid, params.alpha, params.beta};
+    case UnaryKind::HardSwish:
+      return UnaryKernel{F::HardSwish};
+    default:
+      return std::nullopt;
+  }
+}
+
+std::optional<OutputStep> Unary::output_step(const FactRefs& inputs, size_t) const {
+  if (inputs.size() != 1 || !inputs[0] || inputs[0]->dt != DatumType::F32) return std::nullopt;
+  OutputStep s;
+  if (kind_ == UnaryKind::Relu) {
+    s.kind = OutputStep::Kind::Clamp;
+    s.min = 0.0f;
+    return s;
+  }
+  if (kind_ == UnaryKind::LeakyRelu) {
+    s.kind = OutputStep::Kind::Leaky;
+    s.alpha = params_.alpha;
+    return s;
+  }
+  auto k = unary_kernel(kind_, params_);
+  if (!k) return std::nullopt;
+  s.kind = OutputStep::Kind::Unary;
+  s.unary = k->fn;
+  s.alpha = k->alpha;
+  s.beta = k->beta;
+  return s;
 }
 
 }  // namespace kiln::ops

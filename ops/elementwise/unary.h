@@ -2,7 +2,10 @@
 // by an enum. Attributes (alpha, beta, gamma, lambd, bias...) are resolved by the translator.
 #pragma once
 
+#include <optional>
+
 #include "core/op.h"
+#include "ops/core/output_steps.h"
 
 namespace kiln::ops {
 
@@ -61,21 +64,36 @@ struct UnaryParams {
   float gamma = 0.0f;
   bool detect_positive = true;
   bool detect_negative = true;
+  bool operator==(const UnaryParams&) const = default;
 };
 
-class Unary : public Op {
+// The vectorized kernel (kernels/elementwise/vec_math's unary, kernels::UnaryFn) that computes
+// a kind with its parameters, if there is one (Exp, Sigmoid, Tanh, Erf, Gelu, GeluTanh,
+// LeakyRelu, HardSigmoid, HardSwish).
+struct UnaryKernel {
+  kernels::UnaryFn fn;
+  float alpha = 0, beta = 0;
+};
+std::optional<UnaryKernel> unary_kernel(UnaryKind kind, const UnaryParams& params);
+
+class Unary : public Op, public OutputStepSource {
  public:
   explicit Unary(UnaryKind kind, UnaryParams params = {}) : kind_(kind), params_(params) {}
   UnaryKind kind() const { return kind_; }
   const UnaryParams& params() const { return params_; }
 
   std::string name() const override;
+  bool same_as(const Op& other) const override {
+    return same_fields(*this, other, [](const Unary& o) { return std::tie(o.kind_, o.params_); });
+  }
   Attributes attributes() const override;
   std::vector<Fact> output_facts(const FactRefs& inputs) const override;
   void eval(EvalContext& ctx, const TensorRefs& inputs) const override;
   Cost cost(const FactRefs& inputs) const override;
   // f32 Exp/Sigmoid/Tanh/Erf: a UnaryF32 (ops/elementwise/vectorized.h).
   OpPtr codegen(const FactRefs& inputs) const override;
+  // The step this op is on a producer's output (ops/core/output_steps.h).
+  std::optional<OutputStep> output_step(const FactRefs& inputs, size_t value) const override;
 
  private:
   UnaryKind kind_;

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "ops/elementwise/min_max_f32.h"
 #include "ops/elementwise/util.h"
 
 namespace kiln::ops {
@@ -99,6 +100,26 @@ void Variadic::eval(EvalContext& ctx, const TensorRefs& inputs) const {
       dst[i] = from_compute<T>(v);
     }
   });
+}
+
+std::optional<OutputStep> Variadic::output_step(const FactRefs& inputs, size_t value) const {
+  if ((kind_ != VariadicKind::Max && kind_ != VariadicKind::Min) || inputs.size() != 2 ||
+      value > 1 || !inputs[0] || !inputs[1] || inputs[0]->dt != DatumType::F32 ||
+      inputs[1]->dt != DatumType::F32)
+    return std::nullopt;
+  OutputStep s;
+  s.kind = OutputStep::Kind::Binary;
+  s.binary = kind_ == VariadicKind::Max ? kernels::BinaryFn::Max : kernels::BinaryFn::Min;
+  s.operand_first = value == 1;
+  return s;
+}
+
+OpPtr Variadic::codegen(const FactRefs& inputs) const {
+  if ((kind_ != VariadicKind::Max && kind_ != VariadicKind::Min) || inputs.size() != 2 ||
+      !inputs[0] || !inputs[1] || inputs[0]->dt != DatumType::F32 ||
+      inputs[1]->dt != DatumType::F32)
+    return nullptr;
+  return std::make_shared<MinMaxF32>(std::make_shared<Variadic>(*this));
 }
 
 }  // namespace kiln::ops

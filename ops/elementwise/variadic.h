@@ -2,12 +2,13 @@
 #pragma once
 
 #include "core/op.h"
+#include "ops/core/output_steps.h"
 
 namespace kiln::ops {
 
 enum class VariadicKind { Sum, Mean, Min, Max };
 
-class Variadic : public Op {
+class Variadic : public Op, public OutputStepSource {
  public:
   explicit Variadic(VariadicKind kind) : kind_(kind) {}
   VariadicKind kind() const { return kind_; }
@@ -16,6 +17,10 @@ class Variadic : public Op {
   std::vector<Fact> output_facts(const FactRefs& inputs) const override;
   void eval(EvalContext& ctx, const TensorRefs& inputs) const override;
   Cost cost(const FactRefs&) const override { return {}; }
+  // Max / Min of two inputs: a binary step on a producer's output (ops/core/output_steps.h).
+  std::optional<OutputStep> output_step(const FactRefs& inputs, size_t value) const override;
+  // f32 Max / Min of two inputs: a MinMaxF32 (ops/elementwise/min_max_f32.h).
+  OpPtr codegen(const FactRefs& inputs) const override;
 
  private:
   VariadicKind kind_;

@@ -1,10 +1,9 @@
 #include "ops/elementwise/vectorized.h"
 
+#include "base/error.h"
+#include "base/threading.h"
 #include "core/broadcast.h"
-#include "core/error.h"
-#include "core/threading.h"
 #include "kernels/elementwise/vec_math.h"
-#include "kernels/norm/norm.h"
 
 namespace kiln::ops {
 
@@ -54,10 +53,11 @@ void BinaryF32::eval(EvalContext& ctx, const TensorRefs& inputs) const {
     return;
   }
   const Tensor& b = required(inputs, 1, name());
-  if (a.dtype() != DatumType::F32 || b.dtype() != DatumType::F32) {
+  if (a.dtype() != DatumType::F32 || b.dtype() != DatumType::F32 || !binary_f32(ctx, op_, a, b))
     reference_->eval(ctx, inputs);
-    return;
-  }
+}
+
+bool binary_f32(EvalContext& ctx, int op, const Tensor& a, const Tensor& b) {
   Shape& out = ctx.temp_shape(0);  // reusable shapes: no allocation per run
   broadcast_shapes_into(a.shape(), b.shape(), out);
   const int64_t n = shape_numel(out);
@@ -74,10 +74,10 @@ void BinaryF32::eval(EvalContext& ctx, const TensorRefs& inputs) const {
     Tensor& y = ctx.output(0, DatumType::F32, out);
     float* yd = y.data<float>();
     parallel_for_work(n, 1, [&](int64_t begin, int64_t end) {
-      vm.binary(op_, mode, mode == 2 ? ad : ad + begin, mode == 1 ? bd : bd + begin, yd + begin,
+      vm.binary(op, mode, mode == 2 ? ad : ad + begin, mode == 1 ? bd : bd + begin, yd + begin,
                 end - begin);
     });
-    return;
+    return true;
   }
   if (a_full || b_full) {
     const Shape& small = padded(a_full ? b.shape() : a.shape(), out.size(), ctx.temp_shape(1));
@@ -89,10 +89,10 @@ void BinaryF32::eval(EvalContext& ctx, const TensorRefs& inputs) const {
       parallel_for_work(n / inner, inner, [&](int64_t begin, int64_t end) {
         for (int64_t o = begin * inner; o < end * inner; o += inner) {
           const float* x = big + o;
-          vm.binary(op_, 0, a_full ? x : other, a_full ? other : x, yd + o, inner);
+          vm.binary(op, 0, a_full ? x : other, a_full ? other : x, yd + o, inner);
         }
       });
-      return;
+      return true;
     }
     if (int64_t outer = leading_block(small, out); outer > 0) {
       Tensor& y = ctx.output(0, DatumType::F32, out);
@@ -101,57 +101,32 @@ void BinaryF32::eval(EvalContext& ctx, const TensorRefs& inputs) const {
       for (int64_t r = 0; r < outer; r++) {
         const float* x = big + r * inner;
         if (a_full) {
-          vm.binary(op_, 1, x, other + r, yd + r * inner, inner);
+          vm.binary(op, 1, x, other + r, yd + r * inner, inner);
         } else {
-          vm.binary(op_, 2, other + r, x, yd + r * inner, inner);
+          vm.binary(op, 2, other + r, x, yd + r * inner, inner);
         }
       }
-      return;
+      return true;
     }
   }
-  reference_->eval(ctx, inputs);
-}
-
-bool UnaryF32::supports(UnaryKind kind) {
-  return kind == UnaryKind::Exp || kind == UnaryKind::Sigmoid || kind == UnaryKind::Tanh ||
-         kind == UnaryKind::Erf || kind == UnaryKind::Gelu || kind == UnaryKind::GeluTanh;
+  return false;
 }
 
 void UnaryF32::eval(EvalContext& ctx, const TensorRefs& inputs) const {
   const Tensor& x = required(inputs, 0, name());
-  if (x.dtype() != DatumType::F32) {
+  const auto k = unary_kernel(reference_->kind(), reference_->params());
+  if (x.dtype() != DatumType::F32 || !k) {
     reference_->eval(ctx, inputs);
     return;
   }
   Tensor& y = ctx.output(0, DatumType::F32, x.shape());
   const float* xd = x.data<float>();
   float* yd = y.data<float>();
-  const UnaryKind kind = reference_->kind();
-  if (kind == UnaryKind::Gelu || kind == UnaryKind::GeluTanh) {
-    const auto& nk = kernels::norm_kernels();
-    parallel_for_work(x.numel(), 4, [&](int64_t begin, int64_t end) {
-      nk.gelu(xd + begin, yd + begin, end - begin, kind == UnaryKind::GeluTanh);
-    });
-    return;
-  }
   const auto& vm = kernels::vec_math();
-  auto fn = vm.exp;
-  switch (kind) {
-    case UnaryKind::Sigmoid:
-      fn = vm.sigmoid;
-      break;
-    case UnaryKind::Tanh:
-      fn = vm.tanh;
-      break;
-    case UnaryKind::Erf:
-      fn = vm.erf;
-      break;
-    default:
-      break;
-  }
   // Transcendental: ~4 times the work of a copy per element.
-  parallel_for_work(x.numel(), 4,
-                    [&](int64_t begin, int64_t end) { fn(xd + begin, yd + begin, end - begin); });
+  parallel_for_work(x.numel(), 4, [&](int64_t begin, int64_t end) {
+    vm.unary(k->fn, xd + begin, yd + begin, end - begin, k->alpha, k->beta);
+  });
 }
 
 }  // namespace kiln::ops

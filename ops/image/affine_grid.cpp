@@ -1,6 +1,6 @@
 #include "ops/image/affine_grid.h"
 
-#include "core/error.h"
+#include "base/error.h"
 #include "ops/nn/nn_common.h"
 
 namespace kiln::ops {

@@ -13,6 +13,10 @@ class AffineGrid : public Op {
  public:
   explicit AffineGrid(bool align_corners) : align_corners_(align_corners) {}
   std::string name() const override { return "AffineGrid"; }
+  bool same_as(const Op& other) const override {
+    return same_fields(*this, other,
+                       [](const AffineGrid& o) { return std::tie(o.align_corners_); });
+  }
   Attributes attributes() const override { return {{"align_corners", align_corners_ ? "1" : "0"}}; }
   std::vector<Fact> output_facts(const FactRefs& inputs) const override;
   void eval(EvalContext& ctx, const TensorRefs& inputs) const override;

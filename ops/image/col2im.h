@@ -13,6 +13,10 @@ class Col2Im : public Op {
   Col2Im(std::vector<int64_t> dilations, std::vector<int64_t> pads, std::vector<int64_t> strides)
       : dilations_(std::move(dilations)), pads_(std::move(pads)), strides_(std::move(strides)) {}
   std::string name() const override { return "Col2Im"; }
+  bool same_as(const Op& other) const override {
+    return same_fields(*this, other,
+                       [](const Col2Im& o) { return std::tie(o.dilations_, o.pads_, o.strides_); });
+  }
   Attributes attributes() const override;
   std::vector<Fact> output_facts(const FactRefs& inputs) const override;
   void eval(EvalContext& ctx, const TensorRefs& inputs) const override;

@@ -12,6 +12,11 @@ class MaxRoiPool : public Op {
   MaxRoiPool(int64_t pooled_h, int64_t pooled_w, float spatial_scale)
       : pooled_h_(pooled_h), pooled_w_(pooled_w), spatial_scale_(spatial_scale) {}
   std::string name() const override { return "MaxRoiPool"; }
+  bool same_as(const Op& other) const override {
+    return same_fields(*this, other, [](const MaxRoiPool& o) {
+      return std::tie(o.pooled_h_, o.pooled_w_, o.spatial_scale_);
+    });
+  }
   Attributes attributes() const override;
   std::vector<Fact> output_facts(const FactRefs& inputs) const override;
   void eval(EvalContext& ctx, const TensorRefs& inputs) const override;

@@ -4,7 +4,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/error.h"
+#include "base/error.h"
 
 namespace kiln::ops {
 

@@ -1,6 +1,6 @@
 #include "ops/ml/array_feature_extractor.h"
 
-#include "core/error.h"
+#include "base/error.h"
 
 namespace kiln::ops::ml {
 

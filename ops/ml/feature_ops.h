@@ -15,12 +15,16 @@ struct FeatureOpParams {
   float threshold = 0;               // Binarizer
   std::vector<double> imputed;       // Imputer (floats or integers)
   double replaced = 0;
+  bool operator==(const FeatureOpParams&) const = default;
 };
 
 class FeatureOp : public Op {
  public:
   FeatureOp(FeatureOpKind kind, FeatureOpParams p) : kind_(kind), p_(std::move(p)) {}
   std::string name() const override;
+  bool same_as(const Op& other) const override {
+    return same_fields(*this, other, [](const FeatureOp& o) { return std::tie(o.kind_, o.p_); });
+  }
   Attributes attributes() const override;
   std::vector<Fact> output_facts(const FactRefs& inputs) const override;
   void eval(EvalContext& ctx, const TensorRefs& inputs) const override;

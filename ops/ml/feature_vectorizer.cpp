@@ -1,6 +1,6 @@
 #include "ops/ml/feature_vectorizer.h"
 
-#include "core/error.h"
+#include "base/error.h"
 
 namespace kiln::ops::ml {
 

@@ -10,6 +10,9 @@ class FeatureVectorizer : public Op {
  public:
   explicit FeatureVectorizer(std::vector<int64_t> dims) : dims_(std::move(dims)) {}
   std::string name() const override { return "FeatureVectorizer"; }
+  bool same_as(const Op& other) const override {
+    return same_fields(*this, other, [](const FeatureVectorizer& o) { return std::tie(o.dims_); });
+  }
   Attributes attributes() const override { return {{"inputdimensions", ints_to_string(dims_)}}; }
   std::vector<Fact> output_facts(const FactRefs& inputs) const override;
   void eval(EvalContext& ctx, const TensorRefs& inputs) const override;

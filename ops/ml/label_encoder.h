@@ -18,6 +18,11 @@ class LabelEncoder : public Op {
   LabelEncoder(Tensor keys, Tensor values, Tensor default_value,
                std::string op_name = "LabelEncoder");
   std::string name() const override { return op_name_; }
+  bool same_as(const Op& other) const override {
+    const auto* o = dynamic_cast<const LabelEncoder*>(&other);
+    return o && op_name_ == o->op_name_ && keys_.equals(o->keys_) && values_.equals(o->values_) &&
+           default_.equals(o->default_);
+  }
   Attributes attributes() const override;
   std::vector<Fact> output_facts(const FactRefs& inputs) const override;
   void eval(EvalContext& ctx, const TensorRefs& inputs) const override;

@@ -12,6 +12,11 @@ class LinearClassifier : public Op {
   LinearClassifier(std::vector<float> coefficients, std::vector<float> intercepts, Labels labels,
                    PostTransform transform);
   std::string name() const override { return "LinearClassifier"; }
+  bool same_as(const Op& other) const override {
+    return same_fields(*this, other, [](const LinearClassifier& o) {
+      return std::tie(o.coefficients_, o.intercepts_, o.labels_, o.transform_);
+    });
+  }
   Attributes attributes() const override;
   std::vector<Fact> output_facts(const FactRefs& inputs) const override;
   void eval(EvalContext& ctx, const TensorRefs& inputs) const override;

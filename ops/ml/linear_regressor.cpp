@@ -1,6 +1,6 @@
 #include "ops/ml/linear_regressor.h"
 
-#include "core/error.h"
+#include "base/error.h"
 
 namespace kiln::ops::ml {
 

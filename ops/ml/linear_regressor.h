@@ -11,6 +11,11 @@ class LinearRegressor : public Op {
   LinearRegressor(std::vector<float> coefficients, std::vector<float> intercepts, int64_t targets,
                   PostTransform transform);
   std::string name() const override { return "LinearRegressor"; }
+  bool same_as(const Op& other) const override {
+    return same_fields(*this, other, [](const LinearRegressor& o) {
+      return std::tie(o.coefficients_, o.intercepts_, o.targets_, o.transform_);
+    });
+  }
   Attributes attributes() const override;
   std::vector<Fact> output_facts(const FactRefs& inputs) const override;
   void eval(EvalContext& ctx, const TensorRefs& inputs) const override;

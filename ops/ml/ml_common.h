@@ -40,6 +40,7 @@ struct Labels {
   DatumType dtype() const { return use_strings() ? DatumType::String : DatumType::I64; }
   // Writes label k (or, past the list, the fallback text / integer) into element i of `out`.
   void write(Tensor& out, int64_t i, size_t k) const;
+  bool operator==(const Labels&) const = default;
 };
 
 }  // namespace kiln::ops::ml

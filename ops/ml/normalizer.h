@@ -13,6 +13,9 @@ class Normalizer : public Op {
  public:
   explicit Normalizer(NormKind kind) : kind_(kind) {}
   std::string name() const override { return "Normalizer"; }
+  bool same_as(const Op& other) const override {
+    return same_fields(*this, other, [](const Normalizer& o) { return std::tie(o.kind_); });
+  }
   Attributes attributes() const override;
   std::vector<Fact> output_facts(const FactRefs& inputs) const override;
   void eval(EvalContext& ctx, const TensorRefs& inputs) const override;

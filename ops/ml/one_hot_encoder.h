@@ -14,6 +14,11 @@ class OneHotEncoder : public Op {
  public:
   OneHotEncoder(std::vector<int64_t> ints, std::vector<std::string> strings, bool zeros);
   std::string name() const override { return "OneHotEncoder"; }
+  bool same_as(const Op& other) const override {
+    return same_fields(*this, other, [](const OneHotEncoder& o) {
+      return std::tie(o.ints_, o.strings_, o.use_strings_, o.zeros_);
+    });
+  }
   Attributes attributes() const override { return {{"categories", std::to_string(count_)}}; }
   std::vector<Fact> output_facts(const FactRefs& inputs) const override;
   void eval(EvalContext& ctx, const TensorRefs& inputs) const override;

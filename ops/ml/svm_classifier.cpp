@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "core/error.h"
+#include "base/error.h"
 #include "ops/ml/tree_ensemble_classifier.h"
 
 namespace kiln::ops::ml {

@@ -15,12 +15,16 @@ struct SvmClassifierModel {
   std::vector<int64_t> vectors_per_class;
   Labels labels;
   PostTransform transform = PostTransform::None;
+  bool operator==(const SvmClassifierModel&) const = default;
 };
 
 class SvmClassifier : public Op {
  public:
   explicit SvmClassifier(SvmClassifierModel m);
   std::string name() const override { return "SVMClassifier"; }
+  bool same_as(const Op& other) const override {
+    return same_fields(*this, other, [](const SvmClassifier& o) { return std::tie(o.m_); });
+  }
   Attributes attributes() const override;
   std::vector<Fact> output_facts(const FactRefs& inputs) const override;
   void eval(EvalContext& ctx, const TensorRefs& inputs) const override;

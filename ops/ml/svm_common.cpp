@@ -3,7 +3,7 @@
 #include <cmath>
 #include <cstdint>
 
-#include "core/error.h"
+#include "base/error.h"
 
 namespace kiln::ops::ml {
 

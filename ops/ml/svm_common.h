@@ -12,6 +12,7 @@ struct SvmKernelParams {
   SvmKernel kind = SvmKernel::Linear;
   float gamma = 0, coef0 = 0, degree = 0;
   float operator()(const float* x, const float* v, int64_t n) const;
+  bool operator==(const SvmKernelParams&) const = default;
 };
 
 SvmKernel parse_svm_kernel(const std::string& text);

@@ -13,6 +13,12 @@ class SvmRegressor : public Op {
                std::vector<float> support_vectors, int64_t n_supports, float rho, bool one_class,
                PostTransform transform);
   std::string name() const override { return "SVMRegressor"; }
+  bool same_as(const Op& other) const override {
+    return same_fields(*this, other, [](const SvmRegressor& o) {
+      return std::tie(o.kernel_, o.coefficients_, o.support_vectors_, o.vectors_, o.rho_,
+                      o.one_class_, o.transform_);
+    });
+  }
   Attributes attributes() const override;
   std::vector<Fact> output_facts(const FactRefs& inputs) const override;
   void eval(EvalContext& ctx, const TensorRefs& inputs) const override;

@@ -24,12 +24,14 @@ struct TreeNode {
   int64_t true_child = -1, false_child = -1;  // node indices
   bool missing_tracks_true = false;
   std::vector<std::pair<int64_t, double>> weights;  // leaves: (target, weight)
+  bool operator==(const TreeNode&) const = default;
 };
 
 struct Trees {
   std::vector<TreeNode> nodes;
   std::vector<int64_t> roots;
   int64_t n_targets = 1;
+  bool operator==(const Trees&) const = default;
   // Checks indices; throws naming what is wrong.
   void validate(const std::string& op) const;
   // The leaf x ends in, for the tree rooted at `root` (x holds the row's features).
@@ -48,6 +50,11 @@ class TreeEnsemble : public Op {
         transform_(transform),
         base_values_(std::move(base_values)) {}
   std::string name() const override { return op_name_; }
+  bool same_as(const Op& other) const override {
+    return same_fields(*this, other, [](const TreeEnsemble& o) {
+      return std::tie(o.op_name_, o.trees_, o.aggregate_, o.transform_, o.base_values_);
+    });
+  }
   Attributes attributes() const override;
   std::vector<Fact> output_facts(const FactRefs& inputs) const override;
   void eval(EvalContext& ctx, const TensorRefs& inputs) const override;

@@ -15,6 +15,12 @@ class TreeEnsembleClassifier : public Op {
   TreeEnsembleClassifier(Trees trees, Labels labels, PostTransform transform,
                          std::vector<double> base_values, bool double_precision = false);
   std::string name() const override { return "TreeEnsembleClassifier"; }
+  bool same_as(const Op& other) const override {
+    const auto* o = dynamic_cast<const TreeEnsembleClassifier*>(&other);
+    return o && sum_.same_as(o->sum_) &&
+           std::tie(labels_, transform_, base_values_, double_precision_) ==
+               std::tie(o->labels_, o->transform_, o->base_values_, o->double_precision_);
+  }
   Attributes attributes() const override;
   std::vector<Fact> output_facts(const FactRefs& inputs) const override;
   void eval(EvalContext& ctx, const TensorRefs& inputs) const override;

@@ -23,12 +23,16 @@ struct AttentionOptions {
   float softcap = 0.0f;
   int64_t left_window = -1;  // -1: unbounded
   int64_t right_window = -1;
+  bool operator==(const AttentionOptions&) const = default;
 };
 
 class Attention : public Op {
  public:
   explicit Attention(AttentionOptions options) : o_(options) {}
   std::string name() const override { return "Attention"; }
+  bool same_as(const Op& other) const override {
+    return same_fields(*this, other, [](const Attention& o) { return std::tie(o.o_); });
+  }
   Attributes attributes() const override;
   std::vector<Fact> output_facts(const FactRefs& inputs) const override;
   void eval(EvalContext& ctx, const TensorRefs& inputs) const override;

@@ -2,7 +2,7 @@
 
 #include <array>
 
-#include "core/error.h"
+#include "base/error.h"
 
 namespace kiln::ops {
 
@@ -66,13 +66,28 @@ Cost ConcatConvs::cost(const FactRefs& inputs) const {
   return total;
 }
 
+namespace {
+
+struct PartStates : OpState {
+  std::vector<std::unique_ptr<OpState>> parts;
+};
+
+}  // namespace
+
+std::unique_ptr<OpState> ConcatConvs::make_state(const FactRefs&) const {
+  auto s = std::make_unique<PartStates>();
+  for (const Part& p : parts_) s->parts.push_back(p.conv->make_state({}));
+  return s;
+}
+
 void ConcatConvs::eval(EvalContext& ctx, const TensorRefs& inputs) const {
+  auto& states = ctx.op_state<PartStates>(*this);
   size_t need = 0;
   for (const Part& p : parts_) need += p.inputs;
   KILN_ENSURE(inputs.size() == need, "ConcatConvs: {} inputs, its convs take {}", inputs.size(),
               need);
   // Each conv's geometry and output shape; they must agree beyond the channels.
-  std::array<kernels::ConvGeometry, kMaxParts> geos;
+  std::array<const kernels::ConvPlan*, kMaxParts> plans{};
   std::array<int64_t, kMaxParts> channels{};
   Shape& total = ctx.temp_shape(4);
   Shape& part_shape = ctx.temp_shape(3);
@@ -80,7 +95,7 @@ void ConcatConvs::eval(EvalContext& ctx, const TensorRefs& inputs) const {
   for (size_t i = 0; i < parts_.size(); i++) {
     const Tensor& x = required(inputs, first, name());
     first += parts_[i].inputs;
-    geos[i] = parts_[i].conv->output_geometry(ctx, x, part_shape);
+    plans[i] = &parts_[i].conv->plan_for(ctx, *states.parts[i], x, part_shape);
     channels[i] = part_shape[1];
     if (i == 0) {
       total = part_shape;
@@ -94,7 +109,7 @@ void ConcatConvs::eval(EvalContext& ctx, const TensorRefs& inputs) const {
   }
   Tensor& y = ctx.output(0, DatumType::F32, total);
   if (y.numel() == 0) return;
-  const int64_t plane = geos[0].out_size();
+  const int64_t plane = plans[0]->geo.out_size();
   const int64_t batch_stride = total[1] * plane;
   float* yd = y.data<float>();
   first = 0;
@@ -108,7 +123,7 @@ void ConcatConvs::eval(EvalContext& ctx, const TensorRefs& inputs) const {
     Shape& own = ctx.temp_shape(5);
     own = total;
     own[1] = channels[i];
-    parts_[i].conv->compute(part, geos[i], own, yd + channel * plane, batch_stride);
+    parts_[i].conv->compute(ctx, part, *plans[i], own, yd + channel * plane, batch_stride);
     channel += channels[i];
   }
 }

@@ -25,6 +25,8 @@ class ConcatConvs : public Op {
   std::vector<Fact> output_facts(const FactRefs& inputs) const override;
   void eval(EvalContext& ctx, const TensorRefs& inputs) const override;
   Cost cost(const FactRefs& inputs) const override;
+  // The parts' states (their plans).
+  std::unique_ptr<OpState> make_state(const FactRefs& inputs) const override;
   const std::vector<Part>& parts() const { return parts_; }
 
  private:

@@ -2,7 +2,7 @@
 
 #include <cstring>
 
-#include "core/error.h"
+#include "base/error.h"
 #include "ops/nn/conv_packed.h"
 #include "ops/nn/nn_common.h"
 
@@ -134,43 +134,59 @@ void im2col(const T* x, int64_t channels, const Window3& w, A* cols) {
   }
 }
 
+// Values of T as the accumulation type A: `src` itself when they are the same, else converted
+// into `buf` (count values).
+template <typename A, typename T>
+const A* acc_values(const T* src, int64_t count, A* buf) {
+  if constexpr (std::is_same_v<A, T>) {
+    return src;
+  } else {
+    for (int64_t i = 0; i < count; i++) buf[i] = nn::to_acc<A>(src[i]);
+    return buf;
+  }
+}
+
 template <typename T>
-void conv_kernel(const Tensor& x, const Tensor& wt, const Tensor* bias, const Window3& w,
-                 int64_t group, Tensor& y) {
+void conv_kernel(EvalContext& ctx, const Tensor& x, const Tensor& wt, const Tensor* bias,
+                 const Window3& w, int64_t group, Tensor& y) {
   using A = nn::Acc<T>;
+  constexpr bool kConvert = !std::is_same_v<A, T>;
   int64_t n_batch = x.dim(0), c_in = x.dim(1), m_out = wt.dim(0);
   int64_t cg = c_in / group, mg = m_out / group;
   int64_t kin = cg * w.kernel_size(), os = w.out_size(), is = w.in_size();
-  thread_local std::vector<A> weights_buf, cols_buf, out_buf, in_buf;
-  const A* weights = nn::as_acc<A>(wt.data<T>(), wt.numel(), weights_buf);
-  const T* xd = x.data<T>();
-  T* yd = y.data<T>();
   bool pointwise = w.kernel_size() == 1 && w.pad[0] == 0 && w.pad[1] == 0 && w.pad[2] == 0 &&
                    w.stride[0] == 1 && w.stride[1] == 1 && w.stride[2] == 1;
-  if (!pointwise) cols_buf.resize(static_cast<size_t>(kin * os));
-  if constexpr (!std::is_same_v<A, T>) out_buf.resize(static_cast<size_t>(mg * os));
+  // Temporaries from the session's scratch: the weights and input as A (when T is narrower),
+  // the im2col matrix, the group's A-typed output.
+  A* weights_buf = kConvert ? ctx.scratch<A>(static_cast<size_t>(wt.numel())) : nullptr;
+  A* in_buf = kConvert && pointwise ? ctx.scratch<A>(static_cast<size_t>(cg * is)) : nullptr;
+  A* cols_buf = pointwise ? nullptr : ctx.scratch<A>(static_cast<size_t>(kin * os));
+  A* out_buf = kConvert ? ctx.scratch<A>(static_cast<size_t>(mg * os)) : nullptr;
+  const A* weights = acc_values<A>(wt.data<T>(), wt.numel(), weights_buf);
+  const T* xd = x.data<T>();
+  T* yd = y.data<T>();
   for (int64_t n = 0; n < n_batch; n++) {
     for (int64_t g = 0; g < group; g++) {
       const T* xg = xd + (n * c_in + g * cg) * is;
       const A* cols;
       if (pointwise) {
-        cols = nn::as_acc<A>(xg, cg * is, in_buf);
+        cols = acc_values<A>(xg, cg * is, in_buf);
       } else {
-        im2col(xg, cg, w, cols_buf.data());
-        cols = cols_buf.data();
+        im2col(xg, cg, w, cols_buf);
+        cols = cols_buf;
       }
       A* out;
-      if constexpr (std::is_same_v<A, T>) {
+      if constexpr (!kConvert) {
         out = yd + (n * m_out + g * mg) * os;
       } else {
-        out = out_buf.data();
+        out = out_buf;
       }
       for (int64_t m = 0; m < mg; m++) {
         A b = bias ? nn::to_acc<A>(bias->data<T>()[g * mg + m]) : A(0);
         for (int64_t j = 0; j < os; j++) out[m * os + j] = b;
       }
       nn::matmul_acc<A>(mg, os, kin, weights + g * mg * kin, kin, 1, cols, os, out, os);
-      if constexpr (!std::is_same_v<A, T>) {
+      if constexpr (kConvert) {
         T* dst = yd + (n * m_out + g * mg) * os;
         for (int64_t i = 0; i < mg * os; i++) dst[i] = nn::from_acc<T>(out[i]);
       }
@@ -206,16 +222,16 @@ void Conv::eval(EvalContext& ctx, const TensorRefs& inputs) const {
   if (y.numel() == 0) return;
   switch (x.dtype()) {
     case DatumType::F32:
-      conv_kernel<float>(x, wt, bias, w, group_, y);
+      conv_kernel<float>(ctx, x, wt, bias, w, group_, y);
       break;
     case DatumType::F64:
-      conv_kernel<double>(x, wt, bias, w, group_, y);
+      conv_kernel<double>(ctx, x, wt, bias, w, group_, y);
       break;
     case DatumType::F16:
-      conv_kernel<f16>(x, wt, bias, w, group_, y);
+      conv_kernel<f16>(ctx, x, wt, bias, w, group_, y);
       break;
     case DatumType::BF16:
-      conv_kernel<bf16>(x, wt, bias, w, group_, y);
+      conv_kernel<bf16>(ctx, x, wt, bias, w, group_, y);
       break;
     default:
       fail("Conv: unsupported type {}", name_of(x.dtype()));

@@ -1,6 +1,6 @@
 #include "ops/nn/conv_transpose.h"
 
-#include "core/error.h"
+#include "base/error.h"
 #include "ops/nn/conv.h"
 #include "ops/nn/nn_common.h"
 

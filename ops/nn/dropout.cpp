@@ -2,7 +2,7 @@
 
 #include <random>
 
-#include "core/error.h"
+#include "base/error.h"
 #include "ops/nn/nn_common.h"
 
 namespace kiln::ops {

@@ -3,8 +3,8 @@
 #include <cmath>
 #include <limits>
 
-#include "core/error.h"
-#include "core/threading.h"
+#include "base/error.h"
+#include "base/threading.h"
 #include "kernels/pool/pool.h"
 #include "ops/nn/nn_common.h"
 

@@ -13,6 +13,11 @@ class GroupNorm : public Op {
   GroupNorm(int64_t num_groups, float epsilon, bool per_channel)
       : num_groups_(num_groups), epsilon_(epsilon), per_channel_(per_channel) {}
   std::string name() const override { return "GroupNormalization"; }
+  bool same_as(const Op& other) const override {
+    return same_fields(*this, other, [](const GroupNorm& o) {
+      return std::tie(o.num_groups_, o.epsilon_, o.per_channel_);
+    });
+  }
   Attributes attributes() const override;
   std::vector<Fact> output_facts(const FactRefs& inputs) const override;
   void eval(EvalContext& ctx, const TensorRefs& inputs) const override;

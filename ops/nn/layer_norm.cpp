@@ -4,8 +4,8 @@
 #include <array>
 #include <cmath>
 
+#include "base/error.h"
 #include "core/broadcast.h"
-#include "core/error.h"
 #include "ops/nn/layer_norm_f32.h"
 #include "ops/nn/nn_common.h"
 

@@ -2,9 +2,9 @@
 
 #include <array>
 
+#include "base/error.h"
+#include "base/threading.h"
 #include "core/broadcast.h"
-#include "core/error.h"
-#include "core/threading.h"
 #include "kernels/norm/norm.h"
 
 namespace kiln::ops {

@@ -9,6 +9,9 @@ class LpNorm : public Op {
  public:
   LpNorm(int64_t axis, int64_t p) : axis_(axis), p_(p) {}
   std::string name() const override { return "LpNormalization"; }
+  bool same_as(const Op& other) const override {
+    return same_fields(*this, other, [](const LpNorm& o) { return std::tie(o.axis_, o.p_); });
+  }
   Attributes attributes() const override {
     return {{"axis", std::to_string(axis_)}, {"p", std::to_string(p_)}};
   }

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "core/error.h"
+#include "base/error.h"
 #include "ops/nn/nn_common.h"
 
 namespace kiln::ops {

@@ -1,7 +1,7 @@
 #include "ops/nn/matmul.h"
 
+#include "base/error.h"
 #include "core/broadcast.h"
-#include "core/error.h"
 #include "ops/nn/matmul_dynamic.h"
 #include "ops/nn/matmul_packed.h"
 #include "ops/nn/nn_common.h"

@@ -12,6 +12,9 @@ namespace kiln::ops {
 class MatMul : public Op {
  public:
   std::string name() const override { return "MatMul"; }
+  bool same_as(const Op& other) const override {
+    return same_fields(*this, other, [](const MatMul&) { return 0; });
+  }
   std::vector<Fact> output_facts(const FactRefs& inputs) const override;
   void eval(EvalContext& ctx, const TensorRefs& inputs) const override;
   Cost cost(const FactRefs& inputs) const override;

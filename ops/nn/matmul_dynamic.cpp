@@ -2,7 +2,7 @@
 
 #include <array>
 
-#include "core/error.h"
+#include "base/error.h"
 
 namespace kiln::ops {
 
@@ -155,9 +155,10 @@ void MatMulDynamic::eval(EvalContext& ctx, const TensorRefs& inputs) const {
   const float* pa = a.data<float>();
   const float* pb = b.data<float>();
   float* py = y.data<float>();
-  // Product after product, each splitting its tiles over the threads. (Spreading the products
-  // over the threads instead would leave a worker's thread-local packing scratch to first grow
-  // in whichever late run first hands it a product: steady-state runs must not allocate.)
+  // Product after product, each splitting its tiles over the threads, with one plan (the same
+  // shape every time) and the session's scratch.
+  const kernels::MmmPlan plan = kernels::plan_mmm(*kernel_, m, n, k, false, false);
+  float* scratch = ctx.scratch<float>(plan.scratch_floats);
   for (int64_t i = 0; i < batches; i++) {
     int64_t oa = 0, ob = 0, oy = 0, rem = i;
     for (size_t d = r - 2; d-- > 0;) {
@@ -169,7 +170,7 @@ void MatMulDynamic::eval(EvalContext& ctx, const TensorRefs& inputs) const {
     }
     kernels::StridedSource src_a(pa + oa, m, k, sa[r - 2], sa[r - 1], kernel_->mr);
     kernels::StridedSource src_b(pb + ob, n, k, sb[r - 1], sb[r - 2], kernel_->nr);
-    kernels::mmm(*kernel_, m, n, k, src_a, src_b, ep, py + oy, sy[r - 2]);
+    kernels::mmm(plan, src_a, src_b, ep, py + oy, sy[r - 2], scratch);
   }
 }
 

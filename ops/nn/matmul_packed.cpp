@@ -2,10 +2,16 @@
 
 #include <algorithm>
 
-#include "core/error.h"
-#include "ops/nn/residual_input.h"
+#include "base/error.h"
+#include "base/threading.h"
+#include "ops/core/plan_cache.h"
 
 namespace kiln::ops {
+
+namespace {
+// A session's product plans, by row count and thread count.
+using MatMulPlans = PlanCache<std::pair<int64_t, int>, kernels::MmmPlan>;
+}  // namespace
 
 MatMulPacked::MatMulPacked(OpPtr reference, const Tensor& b, bool trans_b, Config config)
     : reference_(std::move(reference)), config_(std::move(config)) {
@@ -26,41 +32,37 @@ Attributes MatMulPacked::attributes() const {
   Attributes attrs = reference_->attributes();
   attrs.emplace_back("kernel", kernel_->name);
   if (!config_.col_bias.empty()) attrs.emplace_back("bias", "fused");
-  if (residual_input_ >= 0) attrs.emplace_back("residual", "fused");
-  if (min_ > -std::numeric_limits<float>::infinity())
-    attrs.emplace_back("min", fmt::format("{}", min_));
-  if (max_ < std::numeric_limits<float>::infinity())
-    attrs.emplace_back("max", fmt::format("{}", max_));
+  if (!steps_.empty()) attrs.emplace_back("epilogue", steps_.describe());
   return attrs;
 }
 
 std::vector<Fact> MatMulPacked::output_facts(const FactRefs& inputs) const {
-  std::vector<Fact> out = reference_->output_facts(without_residual(inputs, residual_input_));
-  check_residual(inputs, residual_input_, out[0], name());
-  return out;
+  return reference_->output_facts(without_operands(inputs, steps_));
 }
 
 Cost MatMulPacked::cost(const FactRefs& inputs) const {
-  return reference_->cost(without_residual(inputs, residual_input_));
+  return reference_->cost(without_operands(inputs, steps_));
 }
 
-bool MatMulPacked::clamped() const {
-  return min_ > -std::numeric_limits<float>::infinity() ||
-         max_ < std::numeric_limits<float>::infinity();
+std::unique_ptr<OpState> MatMulPacked::make_state(const FactRefs&) const {
+  return std::make_unique<MatMulPlans>();
 }
 
-std::shared_ptr<MatMulPacked> MatMulPacked::with_residual(size_t input) const {
-  KILN_ENSURE(!clamped() && residual_input_ < 0,
-              "MatMulPacked: a residual goes only on a product without clamp or residual");
+OpPtr MatMulPacked::with_output_step(const OutputStep& step, const FactRefs& inputs,
+                                     const Fact* operand) const {
+  OutputStep s = step;
+  if (s.kind == OutputStep::Kind::Binary) {
+    if (!operand) return nullptr;
+    const Fact out = output_facts(inputs).at(0);
+    // One call; rows are every output axis but the last (flattened), columns the last axis.
+    if (out.rank() < 2) return nullptr;
+    auto kind = classify_operand(out.shape, operand->shape, 0, out.rank() - 2);
+    if (!kind || operand->dt != DatumType::F32) return nullptr;
+    s.operand = *kind;
+    s.input = inputs.size();
+  }
   auto copy = std::make_shared<MatMulPacked>(*this);
-  copy->residual_input_ = static_cast<long>(input);
-  return copy;
-}
-
-std::shared_ptr<MatMulPacked> MatMulPacked::with_clamp(float min, float max) const {
-  auto copy = std::make_shared<MatMulPacked>(*this);
-  copy->min_ = std::max(min_, min);
-  copy->max_ = std::min(max_, max);
+  if (!copy->steps_.add(s, RegisterStage{})) return nullptr;
   return copy;
 }
 
@@ -89,20 +91,18 @@ void MatMulPacked::eval(EvalContext& ctx, const TensorRefs& inputs) const {
   kernels::Epilogue ep;
   ep.col_scale = col_scale_.empty() ? nullptr : col_scale_.data();
   ep.col_bias = config_.col_bias.empty() ? nullptr : config_.col_bias.data();
-  ep.min = min_;
-  ep.max = max_;
-  if (residual_input_ >= 0) {
-    const Tensor& r = required(inputs, static_cast<size_t>(residual_input_), name());
-    KILN_ENSURE(r.dtype() == DatumType::F32 && r.shape() == y.shape(),
-                "MatMulPacked: residual {} [{}] does not match the output [{}]", name_of(r.dtype()),
-                shape_to_string(r.shape()), shape_to_string(y.shape()));
-    ep.residual = r.data<float>();
-    ep.residual_ld = n_;
+  // Rows: every output axis but the last, flattened (binary steps only on outputs of rank >= 2).
+  if (!steps_.empty()) {
+    steps_.lower(inputs, out_shape, out_shape.size() >= 2 ? out_shape.size() - 2 : 0, 0, ep);
   }
+  const int threads = num_threads();
+  const kernels::MmmPlan& plan = ctx.op_state<MatMulPlans>(*this).get(
+      {m, threads}, [&] { return kernels::plan_mmm(*kernel_, m, n_, k_, false, true, threads); });
   // A: row i, depth kk at a[i * k + kk] (transposed: a[kk * m + i]).
   kernels::StridedSource src_a(a.data<float>(), m, k_, config_.trans_a ? 1 : k_,
                                config_.trans_a ? m : 1, kernel_->mr);
-  kernels::mmm(*kernel_, m, n_, k_, src_a, *packed_b_, ep, y.data<float>(), n_);
+  kernels::mmm(plan, src_a, *packed_b_, ep, y.data<float>(), n_,
+               ctx.scratch<float>(plan.scratch_floats));
 }
 
 }  // namespace kiln::ops

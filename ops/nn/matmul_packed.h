@@ -2,19 +2,21 @@
 // optimize time (MatMul::codegen, Gemm::codegen): B packed once into the micro-kernel's column
 // panels; Gemm's alpha and beta * C (a constant row vector or scalar) fused into the epilogue as
 // column scale and bias. The A operand (input 0) is packed per run; leading dims of a MatMul's A
-// fold into its rows. Same inputs and outputs as the op it replaces.
+// fold into its rows. Output steps (ops/core/output_steps.h) run in the product's epilogue; the
+// product's plan (kernels::MmmPlan) is made once per row count a session meets. Same inputs as
+// the op it replaces, then the operands of its output steps.
 #pragma once
 
-#include <limits>
 #include <memory>
 #include <vector>
 
 #include "core/op.h"
 #include "kernels/mmm/mmm.h"
+#include "ops/core/output_steps.h"
 
 namespace kiln::ops {
 
-class MatMulPacked : public Op {
+class MatMulPacked : public Op, public FusableProducer {
  public:
   struct Config {
     bool trans_a = false;  // Gemm transA: A is [K, M]
@@ -30,13 +32,10 @@ class MatMulPacked : public Op {
   void eval(EvalContext& ctx, const TensorRefs& inputs) const override;
   Cost cost(const FactRefs& inputs) const override;
 
-  // A copy with a fused clamp (Relu, Clip), combined with any existing one.
-  std::shared_ptr<MatMulPacked> with_clamp(float min, float max) const;
-  // A copy that adds node input `input` (a tensor of the output's shape: a residual) in the
-  // kernel's epilogue, before the clamp (so only on a copy without one).
-  std::shared_ptr<MatMulPacked> with_residual(size_t input) const;
-  bool clamped() const;
-  bool has_residual() const { return residual_input_ >= 0; }
+  std::unique_ptr<OpState> make_state(const FactRefs& inputs) const override;
+  OpPtr with_output_step(const OutputStep& step, const FactRefs& inputs,
+                         const Fact* operand) const override;
+  const OutputSteps& output_steps() const { return steps_; }
 
  private:
   OpPtr reference_;
@@ -45,9 +44,7 @@ class MatMulPacked : public Op {
   const kernels::MicroKernel* kernel_;
   std::shared_ptr<const kernels::PackedMatrix> packed_b_;
   std::vector<float> col_scale_;  // n copies of alpha when alpha != 1
-  float min_ = -std::numeric_limits<float>::infinity();
-  float max_ = std::numeric_limits<float>::infinity();
-  long residual_input_ = -1;  // node input added in the epilogue, -1: none
+  OutputSteps steps_;
 };
 
 }  // namespace kiln::ops

@@ -1,7 +1,7 @@
 #include "ops/nn/max_pool_values.h"
 
-#include "core/error.h"
-#include "core/threading.h"
+#include "base/error.h"
+#include "base/threading.h"
 #include "kernels/pool/pool.h"
 
 namespace kiln::ops {

@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "core/error.h"
+#include "base/error.h"
 #include "ops/nn/nn_common.h"
 #include "ops/nn/pool_geometry.h"
 

@@ -3,8 +3,8 @@
 #include <array>
 #include <cmath>
 
+#include "base/error.h"
 #include "core/broadcast.h"
-#include "core/error.h"
 #include "ops/nn/nn_common.h"
 
 namespace kiln::ops {

@@ -11,6 +11,10 @@ class RmsNorm : public Op {
  public:
   RmsNorm(int64_t axis, float epsilon) : axis_(axis), epsilon_(epsilon) {}
   std::string name() const override { return "RMSNormalization"; }
+  bool same_as(const Op& other) const override {
+    return same_fields(*this, other,
+                       [](const RmsNorm& o) { return std::tie(o.axis_, o.epsilon_); });
+  }
   Attributes attributes() const override {
     return {{"axis", std::to_string(axis_)}, {"epsilon", fmt::format("{}", epsilon_)}};
   }

@@ -1,6 +1,6 @@
 #include "ops/nn/rotary_embedding.h"
 
-#include "core/error.h"
+#include "base/error.h"
 #include "ops/nn/nn_common.h"
 
 namespace kiln::ops {

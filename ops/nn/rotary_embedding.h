@@ -14,6 +14,11 @@ class RotaryEmbedding : public Op {
   RotaryEmbedding(bool interleaved, int64_t rotary_dim, int64_t num_heads)
       : interleaved_(interleaved), rotary_dim_(rotary_dim), num_heads_(num_heads) {}
   std::string name() const override { return "RotaryEmbedding"; }
+  bool same_as(const Op& other) const override {
+    return same_fields(*this, other, [](const RotaryEmbedding& o) {
+      return std::tie(o.interleaved_, o.rotary_dim_, o.num_heads_);
+    });
+  }
   Attributes attributes() const override;
   std::vector<Fact> output_facts(const FactRefs& inputs) const override;
   void eval(EvalContext& ctx, const TensorRefs& inputs) const override;

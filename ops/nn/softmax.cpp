@@ -5,7 +5,7 @@
 #include <limits>
 #include <vector>
 
-#include "core/error.h"
+#include "base/error.h"
 #include "ops/nn/softmax_f32.h"
 
 namespace kiln::ops {

@@ -13,6 +13,10 @@ class Softmax : public Op {
   Softmax(SoftmaxKind kind, int64_t axis, bool coerce_2d = false)
       : kind_(kind), axis_(axis), coerce_2d_(coerce_2d) {}
   std::string name() const override;
+  bool same_as(const Op& other) const override {
+    return same_fields(*this, other,
+                       [](const Softmax& o) { return std::tie(o.kind_, o.axis_, o.coerce_2d_); });
+  }
   Attributes attributes() const override;
   std::vector<Fact> output_facts(const FactRefs& inputs) const override;
   void eval(EvalContext& ctx, const TensorRefs& inputs) const override;

@@ -1,7 +1,7 @@
 #include "ops/nn/softmax_f32.h"
 
-#include "core/error.h"
-#include "core/threading.h"
+#include "base/error.h"
+#include "base/threading.h"
 #include "kernels/norm/norm.h"
 
 namespace kiln::ops {

@@ -2,7 +2,7 @@
 
 #include <random>
 
-#include "core/error.h"
+#include "base/error.h"
 #include "ops/random/random_tensor.h"
 
 namespace kiln::ops {

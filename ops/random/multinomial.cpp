@@ -4,7 +4,7 @@
 #include <cmath>
 #include <random>
 
-#include "core/error.h"
+#include "base/error.h"
 #include "ops/random/random_tensor.h"
 
 namespace kiln::ops {

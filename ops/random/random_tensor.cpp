@@ -4,7 +4,7 @@
 #include <cstring>
 #include <random>
 
-#include "core/error.h"
+#include "base/error.h"
 
 namespace kiln::ops {
 

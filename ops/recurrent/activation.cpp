@@ -6,7 +6,7 @@
 #include <cctype>
 #include <cmath>
 
-#include "core/error.h"
+#include "base/error.h"
 
 namespace kiln::ops {
 

@@ -1,33 +1,21 @@
 #include "ops/recurrent/lstm_packed.h"
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 
-#include "core/error.h"
-#include "core/threading.h"
+#include "base/error.h"
+#include "base/threading.h"
 
 namespace kiln::ops {
 
-namespace {
+std::shared_ptr<LstmPacked> LstmPacked::with_team_policy(TeamPolicy policy) const {
+  auto copy = std::make_shared<LstmPacked>(*this);
+  copy->policy_ = policy;
+  return copy;
+}
 
-// A team member costs a barrier per step (a fraction of a microsecond between cores) and, once
-// per sequence, a wake-up (tens of microseconds when the worker sleeps): a member needs steps
-// of at least this many multiply-adds (~1 us), and the sequence this many in all.
-constexpr int64_t kMinMemberStepFma = 16384;
-constexpr int64_t kMinTeamFma = int64_t{1} << 20;
-// One run in this many takes the mode (team or one thread) that has lately been slower, to
-// notice when the machine's load changes.
-constexpr uint32_t kExploreEvery = 16;
-std::atomic<bool> g_choose_by_time{true};
-std::atomic<int64_t> g_min_member_step_fma{kMinMemberStepFma}, g_min_team_fma{kMinTeamFma};
-
-}  // namespace
-
-void LstmPacked::set_team_thresholds(int64_t member_step_fma, int64_t sequence_fma) {
-  g_min_member_step_fma = member_step_fma < 0 ? kMinMemberStepFma : member_step_fma;
-  g_min_team_fma = sequence_fma < 0 ? kMinTeamFma : sequence_fma;
-  g_choose_by_time = member_step_fma < 0 && sequence_fma < 0;
+std::unique_ptr<OpState> LstmPacked::make_state(const FactRefs&) const {
+  return std::make_unique<TeamChoice>();
 }
 
 LstmPacked::LstmPacked(std::shared_ptr<const Lstm> reference, const Tensor& w, const Tensor& r,
@@ -83,17 +71,18 @@ LstmPacked::LstmPacked(std::shared_ptr<const Lstm> reference, const Tensor& w, c
   }
 }
 
+// A team member costs a barrier per step (a fraction of a microsecond between cores) and, once
+// per sequence, a wake-up (tens of microseconds when the worker sleeps): see TeamPolicy.
 int LstmPacked::team_threads(int64_t steps, int64_t step_fma) const {
-  if (steps * step_fma < g_min_team_fma.load(std::memory_order_relaxed)) return 1;
-  const int64_t by_work = std::max<int64_t>(
-      1, step_fma / std::max<int64_t>(1, g_min_member_step_fma.load(std::memory_order_relaxed)));
+  if (steps * step_fma < policy_.sequence_fma) return 1;
+  const int64_t by_work =
+      std::max<int64_t>(1, step_fma / std::max<int64_t>(1, policy_.member_step_fma));
   return static_cast<int>(std::min<int64_t>({num_threads(), by_work, (blocks_ + 1) / 2}));
 }
 
-bool LstmPacked::use_team(bool& record) const {
-  const uint32_t run = runs_.fetch_add(1, std::memory_order_relaxed);
+bool TeamChoice::use_team(bool& record) {
+  const uint32_t run = runs_++;
   record = true;
-  if (!g_choose_by_time.load(std::memory_order_relaxed)) return true;
   // A mode is tried for two runs in a row and only the second is recorded: the first after a
   // switch pays for it (the pool's workers asleep or not started, caches holding the other
   // mode's data). Runs 0-1 try the team, 2-3 one thread; then every kExploreEvery runs, the
@@ -103,8 +92,7 @@ bool LstmPacked::use_team(bool& record) const {
     record = run % 2 == 1;
     return run < 2;
   }
-  const bool team_faster =
-      team_ns_.load(std::memory_order_relaxed) <= solo_ns_.load(std::memory_order_relaxed);
+  const bool team_faster = team_ns_ <= solo_ns_;
   if (phase < 2) {
     record = phase == 1;
     return !team_faster;
@@ -112,11 +100,10 @@ bool LstmPacked::use_team(bool& record) const {
   return team_faster;
 }
 
-void LstmPacked::record_time(bool team, int64_t ns_per_step) const {
-  std::atomic<int64_t>& avg = team ? team_ns_ : solo_ns_;
-  const int64_t old = avg.load(std::memory_order_relaxed);
+void TeamChoice::record_time(bool team, int64_t ns_per_step) {
+  int64_t& avg = team ? team_ns_ : solo_ns_;
   ns_per_step = std::max<int64_t>(ns_per_step, 1);
-  avg.store(old == 0 ? ns_per_step : (old + ns_per_step) / 2, std::memory_order_relaxed);
+  avg = avg == 0 ? ns_per_step : (avg + ns_per_step) / 2;
 }
 
 void LstmPacked::eval(EvalContext& ctx, const TensorRefs& inputs) const {
@@ -174,9 +161,17 @@ void LstmPacked::eval(EvalContext& ctx, const TensorRefs& inputs) const {
     }
   }
   const int team_size = team_threads(S, nd * B * GP * H);
-  const bool measured = team_size > 1;
+  const bool measured = team_size > 1 && policy_.by_time;
+  TeamChoice* choice = measured ? &ctx.op_state<TeamChoice>(*this) : nullptr;
   bool record = false;
-  const int team = measured && use_team(record) ? team_size : 1;
+  const int team = team_size > 1 && (!choice || choice->use_team(record)) ? team_size : 1;
+  // Split the input projections over threads only when they are large or the team wakes the
+  // workers anyway: for small products the wake-up and spinning cost more CPU than the split
+  // saves, and on a loaded machine waiting for a descheduled worker stalls the whole step loop.
+  const int threads = team > 1 || S * B * GP * input_ >= (int64_t{1} << 25) ? 0 : 1;
+  const kernels::MmmPlan plan =
+      kernels::plan_mmm(*kernel_, S * B, GP, input_, false, true, threads);
+  float* scratch = ctx.scratch<float>(plan.scratch_floats);
   for (int64_t d = 0; d < nd; d++) {
     if (S * B == 0) break;
     const Direction& dir = dirs_[static_cast<size_t>(d)];
@@ -184,11 +179,7 @@ void LstmPacked::eval(EvalContext& ctx, const TensorRefs& inputs) const {
     kernels::Epilogue ep;
     ep.col_bias = dir.bias.data();
     kernels::StridedSource a(x.data<float>(), S * B, input_, input_, 1, kernel_->mr);
-    // Split over threads only when it is large or the team wakes the workers anyway: for small
-    // products the wake-up and spinning cost more CPU than the split saves, and on a loaded
-    // machine waiting for a descheduled worker stalls the whole step loop.
-    const int threads = team > 1 || S * B * GP * input_ >= (int64_t{1} << 25) ? 0 : 1;
-    kernels::mmm(*kernel_, S * B, GP, input_, a, *dir.w, ep, xw + d * S * B * GP, GP, threads);
+    kernels::mmm(plan, a, *dir.w, ep, xw + d * S * B * GP, GP, scratch);
   }
   const RnnDirection direction = reference_->config().direction;
   // Each step is shared by the team in pieces of two blocks (the kernel's widest): a piece
@@ -231,7 +222,7 @@ void LstmPacked::eval(EvalContext& ctx, const TensorRefs& inputs) const {
     const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
                         std::chrono::steady_clock::now() - start)
                         .count();
-    record_time(team > 1, ns / std::max<int64_t>(S, 1));
+    choice->record_time(team > 1, ns / std::max<int64_t>(S, 1));
   }
 }
 

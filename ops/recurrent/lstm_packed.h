@@ -8,7 +8,6 @@
 // no clip, no input_forget, no sequence_lens: otherwise codegen keeps the reference.
 #pragma once
 
-#include <atomic>
 #include <memory>
 #include <vector>
 
@@ -30,11 +29,17 @@ class LstmPacked : public Op {
   }
   void eval(EvalContext& ctx, const TensorRefs& inputs) const override;
   Cost cost(const FactRefs& inputs) const override { return reference_->cost(inputs); }
-  // The least work for which a sequence is split between threads: per member and step, and for
-  // the whole sequence (multiply-adds). Process-wide; tests lower them to split small LSTMs,
-  // and then every run that can be split is (no choice by measured time, see use_team).
-  // Negative: the defaults.
-  static void set_team_thresholds(int64_t member_step_fma, int64_t sequence_fma);
+  // When a sequence is split between a team of threads: the least work per member and step, and
+  // for the whole sequence (multiply-adds); `by_time`: between the team and one thread, the one
+  // measured faster lately (see TeamChoice), otherwise the team whenever the work allows one.
+  struct TeamPolicy {
+    int64_t member_step_fma = 16384;          // ~1 us: a barrier per step is worth it
+    int64_t sequence_fma = int64_t{1} << 20;  // the team's wake-up is worth it
+    bool by_time = true;
+  };
+  // A copy with another policy (tests lower the thresholds to split small LSTMs).
+  std::shared_ptr<LstmPacked> with_team_policy(TeamPolicy policy) const;
+  std::unique_ptr<OpState> make_state(const FactRefs& inputs) const override;
 
  private:
   // One direction's weights in the blocked layout of kernels/recurrent/lstm_step.h.
@@ -51,15 +56,24 @@ class LstmPacked : public Op {
   const kernels::LstmKernels* step_;
   int64_t hidden_, input_, blocks_;
   std::vector<Direction> dirs_;
-  // The team or one thread, whichever has lately been faster per step (ns per step, each new
-  // measurement averaged with the last; after warm-up runs of each, the slower one is retried
-  // every kExploreEvery runs): when other processes
-  // hold the cores, waiting for descheduled members costs more than the split saves. Results do
-  // not depend on the choice.
-  bool use_team(bool& record) const;
-  void record_time(bool team, int64_t ns_per_step) const;
-  mutable std::atomic<int64_t> team_ns_{0}, solo_ns_{0};
-  mutable std::atomic<uint32_t> runs_{0};
+  TeamPolicy policy_;
+};
+
+// The session's choice between the team and one thread for an LstmPacked node: whichever has
+// lately been faster per step (ns per step, each new measurement averaged with the last; after
+// warm-up runs of each, the slower one is retried every kExploreEvery runs). When other processes
+// hold the cores, waiting for descheduled members costs more than the split saves. Results do not
+// depend on the choice.
+class TeamChoice : public OpState {
+ public:
+  static constexpr uint32_t kExploreEvery = 16;
+  // Whether this run uses the team; `record`: whether its time is to be recorded.
+  bool use_team(bool& record);
+  void record_time(bool team, int64_t ns_per_step);
+
+ private:
+  int64_t team_ns_ = 0, solo_ns_ = 0;
+  uint32_t runs_ = 0;
 };
 
 }  // namespace kiln::ops

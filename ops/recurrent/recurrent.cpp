@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <type_traits>
 
-#include "core/error.h"
+#include "base/error.h"
 
 namespace kiln::ops {
 

@@ -1,6 +1,6 @@
 #include "ops/reduce/arg_reduce.h"
 
-#include "core/error.h"
+#include "base/error.h"
 
 namespace kiln::ops {
 

@@ -2,7 +2,7 @@
 
 #include <type_traits>
 
-#include "core/error.h"
+#include "base/error.h"
 
 namespace kiln::ops {
 

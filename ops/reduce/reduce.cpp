@@ -5,8 +5,8 @@
 #include <limits>
 #include <type_traits>
 
+#include "base/error.h"
 #include "core/broadcast.h"
-#include "core/error.h"
 
 namespace kiln::ops {
 

@@ -21,6 +21,11 @@ class Reduce : public Op {
       : kind_(kind), axes_(std::move(axes)), keepdims_(keepdims), noop_(noop_with_empty_axes) {}
 
   std::string name() const override { return reduce_kind_name(kind_); }
+  bool same_as(const Op& other) const override {
+    return same_fields(*this, other, [](const Reduce& o) {
+      return std::tie(o.kind_, o.axes_, o.keepdims_, o.noop_);
+    });
+  }
   Attributes attributes() const override;
   std::vector<Fact> output_facts(const FactRefs& inputs) const override;
   void eval(EvalContext& ctx, const TensorRefs& inputs) const override;

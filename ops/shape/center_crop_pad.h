@@ -13,6 +13,9 @@ class CenterCropPad : public Op {
  public:
   explicit CenterCropPad(std::optional<std::vector<int64_t>> axes) : axes_(std::move(axes)) {}
   std::string name() const override { return "CenterCropPad"; }
+  bool same_as(const Op& other) const override {
+    return same_fields(*this, other, [](const CenterCropPad& o) { return std::tie(o.axes_); });
+  }
   Attributes attributes() const override;
   std::vector<Fact> output_facts(const FactRefs& inputs) const override;
   void eval(EvalContext& ctx, const TensorRefs& inputs) const override;

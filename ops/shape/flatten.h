@@ -9,6 +9,9 @@ class Flatten : public Op {
  public:
   explicit Flatten(int64_t axis = 1) : axis_(axis) {}
   std::string name() const override { return "Flatten"; }
+  bool same_as(const Op& other) const override {
+    return same_fields(*this, other, [](const Flatten& o) { return std::tie(o.axis_); });
+  }
   Attributes attributes() const override { return {{"axis", std::to_string(axis_)}}; }
   std::vector<Fact> output_facts(const FactRefs& inputs) const override;
   void eval(EvalContext& ctx, const TensorRefs& inputs) const override;

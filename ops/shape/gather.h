@@ -10,6 +10,9 @@ class Gather : public Op {
  public:
   explicit Gather(int64_t axis = 0) : axis_(axis) {}
   std::string name() const override { return "Gather"; }
+  bool same_as(const Op& other) const override {
+    return same_fields(*this, other, [](const Gather& o) { return std::tie(o.axis_); });
+  }
   Attributes attributes() const override { return {{"axis", std::to_string(axis_)}}; }
   std::vector<Fact> output_facts(const FactRefs& inputs) const override;
   void eval(EvalContext& ctx, const TensorRefs& inputs) const override;

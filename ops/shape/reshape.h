@@ -10,6 +10,9 @@ class Reshape : public Op {
  public:
   explicit Reshape(bool allowzero = false) : allowzero_(allowzero) {}
   std::string name() const override { return "Reshape"; }
+  bool same_as(const Op& other) const override {
+    return same_fields(*this, other, [](const Reshape& o) { return std::tie(o.allowzero_); });
+  }
   Attributes attributes() const override;
   std::vector<Fact> output_facts(const FactRefs& inputs) const override;
   void eval(EvalContext& ctx, const TensorRefs& inputs) const override;

@@ -13,6 +13,9 @@ class ShapeOf : public Op {
   explicit ShapeOf(int64_t start = 0, std::optional<int64_t> end = std::nullopt)
       : start_(start), end_(end) {}
   std::string name() const override { return "Shape"; }
+  bool same_as(const Op& other) const override {
+    return same_fields(*this, other, [](const ShapeOf& o) { return std::tie(o.start_, o.end_); });
+  }
   Attributes attributes() const override;
   std::vector<Fact> output_facts(const FactRefs& inputs) const override;
   void eval(EvalContext& ctx, const TensorRefs& inputs) const override;

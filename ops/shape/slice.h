@@ -25,6 +25,10 @@ class Slice : public Op {
         std::optional<std::vector<int64_t>> axes = std::nullopt)
       : starts_(std::move(starts)), ends_(std::move(ends)), axes_(std::move(axes)) {}
   std::string name() const override { return "Slice"; }
+  bool same_as(const Op& other) const override {
+    return same_fields(*this, other,
+                       [](const Slice& o) { return std::tie(o.starts_, o.ends_, o.axes_); });
+  }
   Attributes attributes() const override;
   std::vector<Fact> output_facts(const FactRefs& inputs) const override;
   void eval(EvalContext& ctx, const TensorRefs& inputs) const override;

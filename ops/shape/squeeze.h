@@ -13,6 +13,9 @@ class Squeeze : public Op {
   explicit Squeeze(std::optional<std::vector<int64_t>> axes = std::nullopt)
       : axes_(std::move(axes)) {}
   std::string name() const override { return "Squeeze"; }
+  bool same_as(const Op& other) const override {
+    return same_fields(*this, other, [](const Squeeze& o) { return std::tie(o.axes_); });
+  }
   Attributes attributes() const override;
   std::vector<Fact> output_facts(const FactRefs& inputs) const override;
   void eval(EvalContext& ctx, const TensorRefs& inputs) const override;
@@ -27,6 +30,9 @@ class Unsqueeze : public Op {
   explicit Unsqueeze(std::optional<std::vector<int64_t>> axes = std::nullopt)
       : axes_(std::move(axes)) {}
   std::string name() const override { return "Unsqueeze"; }
+  bool same_as(const Op& other) const override {
+    return same_fields(*this, other, [](const Unsqueeze& o) { return std::tie(o.axes_); });
+  }
   Attributes attributes() const override;
   std::vector<Fact> output_facts(const FactRefs& inputs) const override;
   void eval(EvalContext& ctx, const TensorRefs& inputs) const override;

@@ -12,6 +12,10 @@ class TensorScatter : public Op {
  public:
   TensorScatter(int64_t axis, bool circular) : axis_(axis), circular_(circular) {}
   std::string name() const override { return "TensorScatter"; }
+  bool same_as(const Op& other) const override {
+    return same_fields(*this, other,
+                       [](const TensorScatter& o) { return std::tie(o.axis_, o.circular_); });
+  }
   Attributes attributes() const override {
     return {{"axis", std::to_string(axis_)}, {"mode", circular_ ? "circular" : "linear"}};
   }

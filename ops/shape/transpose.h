@@ -14,6 +14,9 @@ class Transpose : public Op {
   // The permutation for an input of this rank (the default one reverses the axes).
   std::vector<size_t> perm(size_t rank) const { return perm_for(rank); }
   std::string name() const override { return "Transpose"; }
+  bool same_as(const Op& other) const override {
+    return same_fields(*this, other, [](const Transpose& o) { return std::tie(o.perm_); });
+  }
   Attributes attributes() const override;
   std::vector<Fact> output_facts(const FactRefs& inputs) const override;
   void eval(EvalContext& ctx, const TensorRefs& inputs) const override;

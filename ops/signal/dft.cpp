@@ -4,7 +4,7 @@
 #include <numbers>
 #include <vector>
 
-#include "core/error.h"
+#include "base/error.h"
 
 namespace kiln::ops {
 

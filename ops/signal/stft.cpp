@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <vector>
 
-#include "core/error.h"
+#include "base/error.h"
 #include "ops/signal/dft.h"
 
 namespace kiln::ops {

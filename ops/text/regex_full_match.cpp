@@ -2,7 +2,7 @@
 
 #include <re2/re2.h>
 
-#include "core/error.h"
+#include "base/error.h"
 
 namespace kiln::ops {
 

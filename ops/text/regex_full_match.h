@@ -18,6 +18,9 @@ class RegexFullMatch : public Op {
   explicit RegexFullMatch(const std::string& pattern);
   ~RegexFullMatch() override;
   std::string name() const override { return "RegexFullMatch"; }
+  bool same_as(const Op& other) const override {
+    return same_fields(*this, other, [](const RegexFullMatch& o) { return std::tie(o.pattern_); });
+  }
   Attributes attributes() const override { return {{"pattern", pattern_}}; }
   std::vector<Fact> output_facts(const FactRefs& inputs) const override;
   void eval(EvalContext& ctx, const TensorRefs& inputs) const override;

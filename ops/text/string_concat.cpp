@@ -1,7 +1,7 @@
 #include "ops/text/string_concat.h"
 
+#include "base/error.h"
 #include "core/broadcast.h"
-#include "core/error.h"
 
 namespace kiln::ops {
 

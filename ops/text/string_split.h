@@ -15,6 +15,10 @@ class StringSplit : public Op {
   StringSplit(std::string delimiter, std::optional<int64_t> maxsplit)
       : delimiter_(std::move(delimiter)), maxsplit_(maxsplit) {}
   std::string name() const override { return "StringSplit"; }
+  bool same_as(const Op& other) const override {
+    return same_fields(*this, other,
+                       [](const StringSplit& o) { return std::tie(o.delimiter_, o.maxsplit_); });
+  }
   Attributes attributes() const override;
   std::vector<Fact> output_facts(const FactRefs& inputs) const override;
   void eval(EvalContext& ctx, const TensorRefs& inputs) const override;

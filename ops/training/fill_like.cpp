@@ -1,6 +1,6 @@
 #include "ops/training/fill_like.h"
 
-#include "core/error.h"
+#include "base/error.h"
 
 namespace kiln::ops {
 

@@ -1,6 +1,6 @@
 #include "ops/training/sum_to_shape.h"
 
-#include "core/error.h"
+#include "base/error.h"
 
 namespace kiln::ops {
 

@@ -8,9 +8,9 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "base/threading.h"
 #include "core/state.h"
 #include "core/tensor_compare.h"
-#include "core/threading.h"
 #include "counting_allocator.h"
 #include "io/model_loader.h"
 #include "io/tensor/tensor_files.h"

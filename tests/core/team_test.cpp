@@ -12,7 +12,7 @@
 #include <thread>
 #include <vector>
 
-#include "core/threading.h"
+#include "base/threading.h"
 
 namespace kiln {
 namespace {

@@ -1,7 +1,7 @@
 // The pool behind parallel_for: every task exactly once in contiguous chunks whose cut depends
 // only on (tasks, threads, grain); thread slots in [0, threads), never held by two threads at
 // once; a thread that is held up has its chunks taken over by the others; nested calls inline.
-#include "core/threading.h"
+#include "base/threading.h"
 
 #include <gtest/gtest.h>
 

@@ -9,7 +9,7 @@
 #include <fstream>
 #include <thread>
 
-#include "core/error.h"
+#include "base/error.h"
 #include "io/nnef/archive.h"
 #include "io/nnef/dat_file.h"
 

@@ -4,7 +4,7 @@
 
 #include <cmath>
 
-#include "core/error.h"
+#include "base/error.h"
 #include "core/state.h"
 #include "io/nnef/dat_file.h"
 #include "io/nnef/nnef_loader.h"

@@ -5,7 +5,7 @@
 
 #include <cstring>
 
-#include "core/error.h"
+#include "base/error.h"
 #include "core/state.h"
 #include "io/nnef/nnef_loader.h"
 #include "io/nnef/nnef_writer.h"

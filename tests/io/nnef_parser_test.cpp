@@ -1,7 +1,7 @@
 // NNEF text syntax: documents, fragments with defaults, expressions, and errors with positions.
 #include <gtest/gtest.h>
 
-#include "core/error.h"
+#include "base/error.h"
 #include "io/nnef/parser.h"
 
 namespace {

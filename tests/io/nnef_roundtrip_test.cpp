@@ -6,7 +6,7 @@
 #include <fstream>
 
 #include "../onnx_backend/backend_case.h"
-#include "core/error.h"
+#include "base/error.h"
 #include "core/state.h"
 #include "core/tensor_compare.h"
 #include "io/nnef/nnef_loader.h"

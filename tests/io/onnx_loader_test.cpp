@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "core/error.h"
+#include "base/error.h"
 #include "core/state.h"
 
 using namespace kiln;
@@ -72,7 +72,8 @@ TEST_F(OnnxLoader, DimParamsBecomeSymbolsAndModelRuns) {
 
 TEST_F(OnnxLoader, ExternalDataNextToTheModel) {
   float values[2] = {3.5f, -1.0f};
-  std::ofstream(dir_ / "w.bin", std::ios::binary).write(reinterpret_cast<char*>(values), sizeof values);
+  std::ofstream(dir_ / "w.bin", std::ios::binary)
+      .write(reinterpret_cast<char*>(values), sizeof values);
   set_external("w.bin");
   auto g = onnx_io::load_onnx_file(save());
   g->analyse();
@@ -106,7 +107,8 @@ TEST_F(OnnxLoader, DanglingNamesAndBadRawData) {
     onnx_io::load_onnx_file(save());
     FAIL() << "expected an error";
   } catch (const Error& e) {
-    EXPECT_NE(e.chain().find("'nowhere' is used but never defined"), std::string::npos) << e.chain();
+    EXPECT_NE(e.chain().find("'nowhere' is used but never defined"), std::string::npos)
+        << e.chain();
   }
 }
 

@@ -18,7 +18,7 @@
 #include <random>
 #include <vector>
 
-#include "core/threading.h"
+#include "base/threading.h"
 #include "kernels/conv/im2col.h"
 #include "tests/kernels/kernel_test_util.h"
 

@@ -17,7 +17,7 @@
 #include <cmath>
 #include <random>
 
-#include "core/error.h"
+#include "base/error.h"
 #include "kernels/conv/conv_in_place.h"
 #include "kernels/conv/im2col.h"
 #include "kernels/mmm/mmm_in_place.h"

@@ -10,7 +10,7 @@
 #include <cmath>
 #include <random>
 
-#include "core/threading.h"
+#include "base/threading.h"
 #include "kernels/mmm/mmm.h"
 #include "tests/kernels/kernel_test_util.h"
 

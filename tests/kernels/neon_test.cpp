@@ -10,7 +10,7 @@
 #include <random>
 #include <string>
 
-#include "core/error.h"
+#include "base/error.h"
 #include "kernels/mmm/mmm.h"
 
 #if defined(__arm__) || defined(__aarch64__)

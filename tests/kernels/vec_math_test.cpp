@@ -99,5 +99,96 @@ TEST(KernelsVecMath, BinaryIsExactInEveryMode) {
   }
 }
 
+// Max and Min as the reference (numpy's maximum / minimum): NaN wins, a's first; otherwise the
+// larger (smaller), a on ties (so -0 vs +0 keeps a). Every ISA, every mode, body and tail.
+TEST(KernelsVecMath, MaxMinLikeTheReference) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const float inf = std::numeric_limits<float>::infinity();
+  const std::vector<float> values = {-2.5f, -0.0f, 0.0f, 1.0f, 3.0f, nan, inf, -inf, 1e-40f};
+  for (kernels::Isa isa : kernels::supported_isas()) {
+    const auto& vm = kernels::vec_math(isa);
+    // Every pair, laid out so both the vector body and the tail see them.
+    std::vector<float> a, b;
+    for (float x : values)
+      for (float z : values) {
+        a.push_back(x);
+        b.push_back(z);
+      }
+    const auto n = static_cast<int64_t>(a.size());
+    std::vector<float> y(a.size());
+    for (int op : {4, 5}) {
+      vm.binary(op, 0, a.data(), b.data(), y.data(), n);
+      for (int64_t i = 0; i < n; i++) {
+        const float x = a[i], z = b[i];
+        const float want = std::isnan(x)   ? x
+                           : std::isnan(z) ? z
+                                           : (op == 4 ? (z > x ? z : x) : (z < x ? z : x));
+        if (std::isnan(want)) {
+          EXPECT_TRUE(std::isnan(y[i])) << kernels::isa_name(isa) << " op " << op << " i " << i;
+        } else {
+          EXPECT_EQ(std::signbit(y[i]), std::signbit(want)) << kernels::isa_name(isa) << " " << i;
+          EXPECT_EQ(y[i], want) << kernels::isa_name(isa) << " op " << op << " " << x << " " << z;
+        }
+      }
+      // A scalar operand on either side.
+      vm.binary(op, 1, a.data(), &values[4], y.data(), n);
+      for (int64_t i = 0; i < n; i++) {
+        if (!std::isnan(a[i])) {
+          EXPECT_EQ(y[i], op == 4 ? std::max(a[i], 3.0f) : std::min(a[i], 3.0f));
+        }
+      }
+    }
+  }
+}
+
+// The activations of the fused epilogue's post steps: HardSwish, LeakyRelu and Clamp equal the
+// reference formula bit for bit, HardSigmoid within one rounding (a possible FMA); Silu within
+// sigmoid's bound times |x|; Gelu within kernels/norm/norm.h's bound. Every ISA, lengths that leave
+// vector tails.
+TEST(KernelsVecMath, UnaryStepsLikeTheReference) {
+  std::mt19937 rng(9);
+  std::uniform_real_distribution<float> d(-8, 8);
+  for (kernels::Isa isa : kernels::supported_isas()) {
+    SCOPED_TRACE(kernels::isa_name(isa));
+    const auto& vm = kernels::vec_math(isa);
+    for (int64_t n : {1, 7, 16, 33, 1001}) {
+      std::vector<float> x(static_cast<size_t>(n)), y(x.size());
+      for (auto& v : x) v = d(rng);
+      x[0] = -0.0f;
+      if (n > 3) x[3] = 3.0f;  // HardSwish's corner: x / 6 + 1/2 = 1
+      using F = kernels::UnaryFn;
+      // alpha x + beta may be one fused multiply-add in the vector code (GCC contracts it where
+      // the ISA has FMA): within one rounding of the two-step form.
+      vm.unary(F::HardSigmoid, x.data(), y.data(), n, 0.2f, 0.5f);
+      for (int64_t i = 0; i < n; i++)
+        ASSERT_NEAR(y[i], std::max(0.0f, std::min(1.0f, 0.2f * x[i] + 0.5f)), 1.2e-7) << i;
+      vm.unary(F::HardSwish, x.data(), y.data(), n, 0, 0);
+      for (int64_t i = 0; i < n; i++)
+        ASSERT_EQ(y[i], x[i] * std::max(0.0f, std::min(1.0f, x[i] / 6.0f + 0.5f))) << i;
+      vm.unary(F::LeakyRelu, x.data(), y.data(), n, 0.1f, 0);
+      for (int64_t i = 0; i < n; i++) ASSERT_EQ(y[i], x[i] >= 0 ? x[i] : 0.1f * x[i]) << i;
+      vm.unary(F::Clamp, x.data(), y.data(), n, -1.0f, 6.0f);
+      for (int64_t i = 0; i < n; i++) ASSERT_EQ(y[i], std::min(std::max(x[i], -1.0f), 6.0f)) << i;
+      vm.unary(F::Silu, x.data(), y.data(), n, 0, 0);
+      for (int64_t i = 0; i < n; i++) {
+        const double v = x[i], want = v / (1.0 + std::exp(-v));
+        ASSERT_NEAR(y[i], want, 2e-7 * std::fabs(v) + 1e-6 * std::fabs(want) + 1e-30) << i;
+      }
+      vm.unary(F::Gelu, x.data(), y.data(), n, 0, 0);
+      for (int64_t i = 0; i < n; i++) {
+        const double v = x[i], want = 0.5 * v * (1.0 + std::erf(v / std::sqrt(2.0)));
+        ASSERT_NEAR(y[i], want, 5e-7 * 0.5 * std::fabs(v) + 2e-7 * std::fabs(want) + 1e-30) << i;
+      }
+    }
+    // NaN stays NaN through Clamp and LeakyRelu (as through the register stage).
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    float in[1] = {nan}, out[1];
+    vm.unary(kernels::UnaryFn::Clamp, in, out, 1, 0.0f, 6.0f);
+    EXPECT_TRUE(std::isnan(out[0]));
+    vm.unary(kernels::UnaryFn::LeakyRelu, in, out, 1, 0.1f, 0);
+    EXPECT_TRUE(std::isnan(out[0]));
+  }
+}
+
 }  // namespace
 }  // namespace kiln

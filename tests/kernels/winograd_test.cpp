@@ -27,7 +27,7 @@
 #include <random>
 #include <sstream>
 
-#include "core/threading.h"
+#include "base/threading.h"
 #include "kernels/conv/im2col.h"
 #include "kernels/conv/winograd.h"
 #include "tests/kernels/kernel_test_util.h"

@@ -5,9 +5,9 @@
 
 #include <filesystem>
 
+#include "base/threading.h"
 #include "core/state.h"
 #include "core/tensor_compare.h"
-#include "core/threading.h"
 #include "io/onnx/onnx_loader.h"
 #include "io/tensor/tensor_files.h"
 

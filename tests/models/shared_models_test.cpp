@@ -24,6 +24,8 @@ TEST_P(SharedModel, MatchesReference) {
 
 INSTANTIATE_TEST_SUITE_P(Models, SharedModel,
                          ::testing::Values("mobilenet_v2", "squeezenet1_1", "kws_tdnn", "lstm_kws",
-                                           "tiny_bert", "silero_vad_v4", "silero_vad_v5"));
+                                           "tiny_bert", "silero_vad_v4", "silero_vad_v5",
+                                           "wavenet_kws", "tdnn_stream", "crnn_stream",
+                                           "conv2d_stream"));
 
 }  // namespace

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <filesystem>
 
-#include "core/error.h"
+#include "base/error.h"
 #include "core/state.h"
 #include "core/tensor_compare.h"
 #include "io/onnx/onnx_loader.h"

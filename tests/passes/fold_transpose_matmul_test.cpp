@@ -5,11 +5,11 @@
 #include <algorithm>
 #include <numeric>
 
-#include "core/error.h"
-#include "core/threading.h"
+#include "../ops/nn/nn_test_util.h"
+#include "base/error.h"
+#include "base/threading.h"
 #include "ops/nn/matmul.h"
 #include "ops/nn/matmul_dynamic.h"
-#include "../ops/nn/nn_test_util.h"
 #include "ops/shape/transpose.h"
 #include "pass_test_util.h"
 #include "passes/pipeline.h"

@@ -8,7 +8,7 @@
 #include <map>
 #include <set>
 
-#include "core/error.h"
+#include "base/error.h"
 #include "io/onnx/ops/register_all.h"
 #include "ops/core/identity.h"
 #include "ops/elementwise/binary.h"

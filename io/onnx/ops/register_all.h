@@ -1,4 +1,5 @@
-// One registration function per op family; io/onnx/ops/register_all.cpp calls them all.
+// One registration function per op family; io/onnx/registry.cpp (default_registry) calls them
+// all.
 #pragma once
 
 #include "io/onnx/translator.h"

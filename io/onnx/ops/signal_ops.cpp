@@ -1,5 +1,5 @@
 // ONNX translators for the signal ops: DFT, STFT, window functions, MelWeightMatrix.
-#include "core/error.h"
+#include "base/error.h"
 #include "io/onnx/ops/register_all.h"
 #include "io/onnx/tensor_proto.h"
 #include "ops/signal/dft.h"

@@ -1,6 +1,6 @@
 // ONNX translators for the text ops: StringNormalizer, TfIdfVectorizer, StringConcat,
 // StringSplit and RegexFullMatch (opset 20).
-#include "core/error.h"
+#include "base/error.h"
 #include "io/onnx/ops/register_all.h"
 #include "ops/text/regex_full_match.h"
 #include "ops/text/string_concat.h"

@@ -1,6 +1,6 @@
 // ONNX translators for the ai.onnx.preview.training optimizers (inference engines meet them in
 // the backend suite; they are plain element-wise updates).
-#include "core/error.h"
+#include "base/error.h"
 #include "io/onnx/ops/register_all.h"
 #include "ops/training/optimizer.h"
 

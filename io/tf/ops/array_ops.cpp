@@ -1,7 +1,7 @@
 // TF translators for constants and shape / indexing ops.
 #include <limits>
 
-#include "core/error.h"
+#include "base/error.h"
 #include "io/tf/ops/helpers.h"
 #include "io/tf/tf_tensor.h"
 #include "ops/core/identity.h"

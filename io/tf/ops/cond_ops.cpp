@@ -1,7 +1,7 @@
 // tf.cond (Switch / Merge outside while loops) with a predicate known at load time: the branch
 // taken is wired through, the other one is dead (never translated into the graph). A predicate
 // known only at run time is refused with a clear error.
-#include "core/error.h"
+#include "base/error.h"
 #include "io/tf/ops/helpers.h"
 
 namespace kiln::tf_io {

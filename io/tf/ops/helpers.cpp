@@ -1,6 +1,6 @@
 #include "io/tf/ops/helpers.h"
 
-#include "core/error.h"
+#include "base/error.h"
 #include "ops/shape/transpose.h"
 
 namespace kiln::tf_io {

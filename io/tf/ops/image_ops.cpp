@@ -1,5 +1,5 @@
 // TF translators for image resizing: NHWC images resized on axes 1 and 2 directly.
-#include "core/error.h"
+#include "base/error.h"
 #include "io/tf/ops/helpers.h"
 #include "ops/elementwise/cast.h"
 #include "ops/image/resize.h"

@@ -1,5 +1,5 @@
 // TF translators for element-wise math, activations, matrix products and reductions.
-#include "core/error.h"
+#include "base/error.h"
 #include "io/tf/ops/helpers.h"
 #include "ops/core/identity.h"
 #include "ops/elementwise/binary.h"

@@ -1,7 +1,7 @@
 // TF translators for convolutions, pools, BiasAdd and FusedBatchNorm. TF's NHWC layout is
 // translated faithfully: Transpose to NCHW, the NCHW op, Transpose back (the declutter stage
 // pushes and cancels those transposes).
-#include "core/error.h"
+#include "base/error.h"
 #include "io/tf/ops/helpers.h"
 #include "ops/elementwise/binary.h"
 #include "ops/elementwise/unary.h"

@@ -3,7 +3,7 @@
 // wrappers of TF1) as Pad / Reshape / Transpose / Slice.
 #include <limits>
 
-#include "core/error.h"
+#include "base/error.h"
 #include "io/tf/ops/helpers.h"
 #include "ops/image/depth_to_space.h"
 #include "ops/image/space_to_depth.h"

@@ -1,7 +1,7 @@
 // TF1 TensorArrayV3 ops, as plain tensors: a TensorArray's "flow" value is the stacked tensor
 // itself ([size, element...]), so a scatter is a ScatterND (or nothing, when it writes every
 // element in order), a read a Gather along axis 0. The "handle" output stands for the size.
-#include "core/error.h"
+#include "base/error.h"
 #include "io/tf/ops/helpers.h"
 #include "io/tf/tf_tensor.h"
 #include "ops/elementwise/cast.h"

@@ -4,6 +4,7 @@
 // columns of the zero-padded B panel, and store the first `cols`.
 #include <array>
 
+#include "kernels/epilogue_impl.h"
 #include "kernels/mmm/tiles.h"
 
 namespace kiln::kernels {
@@ -13,22 +14,12 @@ constexpr int MR = 4, NR = 8;
 
 // Applies the epilogue to the top-left R x cols accumulators and stores them.
 template <int R>
-void generic_store(const float (&acc)[R][NR], const TileArgs& t, int cols) {
-  for (int i = 0; i < R; i++) {
-    float* c = t.c + i * t.ldc;
-    for (int j = 0; j < cols; j++) {
-      float v = acc[i][j];
-      if (t.row_scale) v *= t.row_scale[i];
-      if (t.col_scale) v *= t.col_scale[j];
-      if (t.row_bias) v += t.row_bias[i];
-      if (t.col_bias) v += t.col_bias[j];
-      if (t.residual) v += t.residual[i * t.residual_ld + j];
-      if (t.accumulate) v += c[j];
-      if (t.leaky && v < 0) v *= t.leaky_alpha;
-      if (t.clamp) v = v < t.min ? t.min : (v > t.max ? t.max : v);
-      c[j] = v;
-    }
-  }
+void generic_store(float (&acc)[R][NR], const TileArgs& t, int cols) {
+  epilogue_regs<ScalarLanes, R, NR>(
+      acc, t, [&](const float* p, int j) { return j < cols ? *p : 0.0f; },
+      [&](int i, int j, float v) {
+        if (j < cols) t.c[i * t.ldc + j] = v;
+      });
 }
 
 template <int R>

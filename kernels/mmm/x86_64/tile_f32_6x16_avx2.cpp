@@ -21,6 +21,9 @@ struct Avx2 {
   static V mul(V a, V b) { return _mm256_mul_ps(a, b); }
   static V max(V a, V b) { return _mm256_max_ps(a, b); }
   static V min(V a, V b) { return _mm256_min_ps(a, b); }
+  // max / min of v and bound, v when v is NaN (the instruction returns its second operand then).
+  static V max_keep(V v, V bound) { return _mm256_max_ps(bound, v); }
+  static V min_keep(V v, V bound) { return _mm256_min_ps(bound, v); }
   // Lanes [0, n): all bits set where the lane index is below n.
   static Mask mask(int n) {
     return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));

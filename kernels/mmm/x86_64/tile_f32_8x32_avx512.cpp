@@ -22,6 +22,9 @@ struct Avx512 {
   // maskz forms: GCC 12 warns (maybe-uninitialized) inside the plain _mm512_max/min_ps.
   static V max(V a, V b) { return _mm512_maskz_max_ps(0xffff, a, b); }
   static V min(V a, V b) { return _mm512_maskz_min_ps(0xffff, a, b); }
+  // max / min of v and bound, v when v is NaN (the instruction returns its second operand then).
+  static V max_keep(V v, V bound) { return max(bound, v); }
+  static V min_keep(V v, V bound) { return min(bound, v); }
   // Lanes [0, n); masked-off lanes are neither read nor written.
   static Mask mask(int n) { return static_cast<Mask>((1u << n) - 1); }
   static V maskload(const float* p, Mask m) { return _mm512_maskz_loadu_ps(m, p); }

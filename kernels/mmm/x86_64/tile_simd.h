@@ -12,6 +12,7 @@
 #include <array>
 #include <utility>
 
+#include "kernels/epilogue_impl.h"
 #include "kernels/mmm/mmm.h"
 
 namespace kiln::kernels {
@@ -36,52 +37,25 @@ struct InPlaceRows {
   void next() { off++; }
 };
 
-// Applies the epilogue of `t` to R x NV accumulators (an R-row, NV-vector corner of a tile) and
-// stores them. `Edge`: the last vector holds only the lanes of `mask` (`masked`) and is loaded and
-// stored under it.
+// Applies the epilogue of `t` (kernels/epilogue_impl.h) to R x NV accumulators (an R-row,
+// NV-vector corner of a tile) and stores them. `Edge`: the last vector holds only the lanes of
+// `mask` (`masked`) and is loaded and stored under it.
 template <class S, int R, int NV, bool Edge>
 [[gnu::always_inline]] inline void simd_store(typename S::V (&acc)[R][NV], const TileArgs& t,
                                               bool masked, typename S::Mask mask) {
-  using V = typename S::V;
   constexpr int W = S::W;
-  const V lo = S::set1(t.min), hi = S::set1(t.max), alpha = S::set1(t.leaky_alpha);
-  const V zero = S::zero();
-  // Vector j of the row at p: whole, or the masked lanes of the last one.
-  auto load = [&](const float* p, int j) {
-    return (Edge && j == NV - 1 && masked) ? S::maskload(p, mask) : S::loadu(p);
-  };
-  // One pass over the accumulators per feature: each feature is tested once per tile, not once
-  // per output vector (the accumulators stay in registers either way).
-  auto each = [&](auto&& f) {
-#pragma GCC unroll 16
-    for (int i = 0; i < R; i++) {
-#pragma GCC unroll 4
-      for (int j = 0; j < NV; j++) f(acc[i][j], i, j);
-    }
-  };
-  if (t.row_scale) each([&](V& v, int i, int) { v = S::mul(v, S::set1(t.row_scale[i])); });
-  if (t.col_scale) each([&](V& v, int, int j) { v = S::mul(v, load(t.col_scale + j * W, j)); });
-  if (t.row_bias) each([&](V& v, int i, int) { v = S::add(v, S::set1(t.row_bias[i])); });
-  if (t.col_bias) each([&](V& v, int, int j) { v = S::add(v, load(t.col_bias + j * W, j)); });
-  if (t.residual) {
-    each([&](V& v, int i, int j) {
-      v = S::add(v, load(t.residual + i * t.residual_ld + j * W, j));
-    });
-  }
-  if (t.accumulate) {
-    each([&](V& v, int i, int j) { v = S::add(v, load(t.c + i * t.ldc + j * W, j)); });
-  }
-  if (t.leaky) {
-    each([&](V& v, int, int) { v = S::add(S::max(v, zero), S::mul(alpha, S::min(v, zero))); });
-  }
-  if (t.clamp) each([&](V& v, int, int) { v = S::min(S::max(v, lo), hi); });
-  each([&](V& v, int i, int j) {
-    if (Edge && j == NV - 1 && masked) {
-      S::maskstore(t.c + i * t.ldc + j * W, mask, v);
-    } else {
-      S::storeu(t.c + i * t.ldc + j * W, v);
-    }
-  });
+  epilogue_regs<S, R, NV>(
+      acc, t,
+      [&](const float* p, int j) {
+        return (Edge && j == NV - 1 && masked) ? S::maskload(p, mask) : S::loadu(p);
+      },
+      [&](int i, int j, typename S::V v) {
+        if (Edge && j == NV - 1 && masked) {
+          S::maskstore(t.c + i * t.ldc + j * W, mask, v);
+        } else {
+          S::storeu(t.c + i * t.ldc + j * W, v);
+        }
+      });
 }
 
 // R rows x NV vectors of an MR x (NVP * S::W) tile, B read through `br` (PanelRows or
@@ -254,19 +228,16 @@ void simd_column_tile(int64_t k, const float* __restrict a, BRows br, const Tile
     S::storeu(sums[j], v);
   }
   for (int i = 0; i < rows; i++) {
-    float* c = t.c + i * t.ldc;
-    for (int j = 0; j < COLS; j++) {
-      float v = sums[j][i];
-      if (t.row_scale) v *= t.row_scale[i];
-      if (t.col_scale) v *= t.col_scale[j];
-      if (t.row_bias) v += t.row_bias[i];
-      if (t.col_bias) v += t.col_bias[j];
-      if (t.residual) v += t.residual[i * t.residual_ld + j];
-      if (t.accumulate) v += c[j];
-      if (t.leaky && v < 0) v *= t.leaky_alpha;
-      if (t.clamp) v = v < t.min ? t.min : (v > t.max ? t.max : v);
-      c[j] = v;
-    }
+    float row[1][COLS];
+#pragma GCC unroll 8
+    for (int j = 0; j < COLS; j++) row[0][j] = sums[j][i];
+    TileArgs ti = t;
+    ti.c += i * t.ldc;
+    if (ti.row_scale) ti.row_scale += i;
+    if (ti.row_bias) ti.row_bias += i;
+    if (ti.residual) ti.residual += i * t.residual_ld;
+    epilogue_regs<ScalarLanes, 1, COLS>(
+        row, ti, [](const float* p, int) { return *p; }, [&](int, int j, float v) { ti.c[j] = v; });
   }
 }
 

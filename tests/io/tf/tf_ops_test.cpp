@@ -1,7 +1,7 @@
 // Each translated TF op on a small GraphDef written here, against values worked out by hand.
 #include <gtest/gtest.h>
 
-#include "core/error.h"
+#include "base/error.h"
 #include "tests/io/tf/tf_test_util.h"
 
 using namespace kiln;

@@ -7,7 +7,7 @@
 #include <fstream>
 #include <random>
 
-#include "core/error.h"
+#include "base/error.h"
 #include "tests/cli/run_kiln.h"
 #include "tests/io/tf/tf_test_util.h"
 

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "core/error.h"
+#include "base/error.h"
 #include "tests/ops/audio/wav_test_util.h"
 
 using namespace kiln;

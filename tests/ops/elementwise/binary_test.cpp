@@ -3,7 +3,7 @@
 #include <cmath>
 #include <limits>
 
-#include "core/error.h"
+#include "base/error.h"
 #include "tests/ops/elementwise/test_util.h"
 
 using namespace kiln;

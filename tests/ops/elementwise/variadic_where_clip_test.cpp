@@ -1,7 +1,7 @@
 #include <cmath>
 #include <limits>
 
-#include "core/error.h"
+#include "base/error.h"
 #include "ops/elementwise/clip.h"
 #include "ops/elementwise/variadic.h"
 #include "ops/elementwise/where.h"

@@ -1,4 +1,4 @@
-#include "core/error.h"
+#include "base/error.h"
 #include "ops/linalg/det.h"
 #include "ops/linalg/einsum.h"
 #include "tests/ops/reduce/op_test_util.h"

@@ -13,7 +13,7 @@
 #include <limits>
 #include <random>
 
-#include "core/threading.h"
+#include "base/threading.h"
 #include "kernels/conv/conv_in_place.h"
 #include "kernels/mmm/mmm_in_place.h"
 #include "ops/nn/conv.h"
@@ -30,6 +30,28 @@ using kiln::testing::fact_refs;
 using kiln::testing::run_op;
 using ops::AutoPad;
 using ops::WindowGeometry;
+
+// The packed op with a fused residual (a Full Add operand, of the output's fact, as its next
+// node input) or clamp.
+OpPtr with_residual(const Op& op, const std::vector<Fact>& facts) {
+  ops::OutputStep add;
+  add.kind = ops::OutputStep::Kind::Binary;
+  Fact r = op.output_facts(fact_refs(facts)).at(0);
+  OpPtr fused =
+      dynamic_cast<const ops::FusableProducer&>(op).with_output_step(add, fact_refs(facts), &r);
+  EXPECT_NE(fused, nullptr);
+  return fused;
+}
+OpPtr with_clamp(const Op& op, const std::vector<Fact>& facts, float min, float max) {
+  ops::OutputStep clamp;
+  clamp.kind = ops::OutputStep::Kind::Clamp;
+  clamp.min = min;
+  clamp.max = max;
+  OpPtr fused = dynamic_cast<const ops::FusableProducer&>(op).with_output_step(
+      clamp, fact_refs(facts), nullptr);
+  EXPECT_NE(fused, nullptr);
+  return fused;
+}
 
 Tensor random_tensor(std::mt19937& rng, Shape shape) {
   std::uniform_real_distribution<float> d(-1, 1);
@@ -162,7 +184,7 @@ TEST(OpsConvPacked, InPlacePaths) {
     ASSERT_NE(fast, nullptr);
     auto want = run_op(conv, {x, *wt, bt});
     Tensor r = random_tensor(rng, want[0].shape());
-    auto fused = fast->with_residual(3);
+    auto fused = with_residual(*fast, facts);
     for (int threads : {1, 2}) {
       set_num_threads(threads);
       auto got = run_op(*fused, {x, *wt, bt, r});
@@ -205,7 +227,9 @@ TEST(OpsConvPacked, WinogradPath) {
     // conv(x) + r, then Relu, in Winograd's epilogue.
     auto want = run_op(conv, {x, w, b});
     Tensor r = random_tensor(rng, want[0].shape());
-    auto fused = fast->with_residual(3)->with_clamp(0, std::numeric_limits<float>::infinity());
+    auto with_r = with_residual(*fast, facts);
+    facts.push_back(fast->output_facts(fact_refs(facts)).at(0));
+    auto fused = with_clamp(*with_r, facts, 0, std::numeric_limits<float>::infinity());
     for (int threads : {1, 2}) {
       set_num_threads(threads);
       auto got = run_op(*fused, {x, w, b, r});
@@ -341,7 +365,7 @@ TEST(OpsConvPacked, ClampFusion) {
   std::vector<Fact> facts = {Fact(DatumType::F32, x.shape()), Fact::constant(w)};
   auto fast = std::dynamic_pointer_cast<const ops::ConvPacked>(conv.codegen(fact_refs(facts)));
   ASSERT_NE(fast, nullptr);
-  auto relu6 = fast->with_clamp(0, 6);
+  auto relu6 = with_clamp(*fast, facts, 0, 6);
   auto want = run_op(conv, {x, w});
   auto got = run_op(*relu6, {x, w});
   for (int64_t i = 0; i < want[0].numel(); i++) {

@@ -1,6 +1,6 @@
 #include "ops/nn/nll_loss.h"
 
-#include "core/error.h"
+#include "base/error.h"
 #include "ops/nn/softmax_cross_entropy_loss.h"
 #include "tests/ops/reduce/op_test_util.h"
 

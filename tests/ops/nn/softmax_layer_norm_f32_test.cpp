@@ -7,7 +7,7 @@
 
 #include <random>
 
-#include "core/threading.h"
+#include "base/threading.h"
 #include "ops/elementwise/unary.h"
 #include "ops/nn/layer_norm.h"
 #include "ops/nn/softmax.h"

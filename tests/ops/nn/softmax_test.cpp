@@ -1,6 +1,6 @@
 #include "ops/nn/softmax.h"
 
-#include "core/error.h"
+#include "base/error.h"
 #include "tests/ops/reduce/op_test_util.h"
 
 namespace kiln {

@@ -9,7 +9,7 @@
 #include <iterator>
 #include <random>
 
-#include "core/threading.h"
+#include "base/threading.h"
 
 #include "ops/recurrent/lstm.h"
 #include "ops/recurrent/lstm_packed.h"
@@ -103,7 +103,6 @@ TEST(OpsLstmPacked, MatchesReference) {
 // steps through c (|f| < 1 damps it). A wrong block, gate or slice boundary changes outputs by
 // > 1e-2.
 TEST(OpsLstmPacked, SplitBetweenThreadsIsBitwiseIdentical) {
-  ops::LstmPacked::set_team_thresholds(0, 0);
   const int saved_threads = num_threads();
   std::mt19937 rng(2026);
   const int64_t hiddens[] = {1, 3, 8, 9, 15, 16, 17, 24, 31, 33, 48, 63, 100, 129, 200};
@@ -146,8 +145,10 @@ TEST(OpsLstmPacked, SplitBetweenThreadsIsBitwiseIdentical) {
     for (size_t i = 0; i < in.size(); i++) {
       if (absent[i]) refs[i] = nullptr;
     }
-    OpPtr fast = lstm.codegen(refs);
-    ASSERT_NE(fast, nullptr);
+    auto packed = std::dynamic_pointer_cast<const ops::LstmPacked>(lstm.codegen(refs));
+    ASSERT_NE(packed, nullptr);
+    OpPtr fast =
+        packed->with_team_policy({.member_step_fma = 0, .sequence_fma = 0, .by_time = false});
     auto want = run_op(lstm, in, 3, absent);
     set_num_threads(1);
     auto one = run_op(*fast, in, 3, absent);
@@ -174,7 +175,6 @@ TEST(OpsLstmPacked, SplitBetweenThreadsIsBitwiseIdentical) {
     }
   }
   set_num_threads(saved_threads);
-  ops::LstmPacked::set_team_thresholds(-1, -1);
 }
 
 TEST(OpsLstmPacked, KeepsReferenceForUnsupportedVariants) {

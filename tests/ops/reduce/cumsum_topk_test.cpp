@@ -1,4 +1,4 @@
-#include "core/error.h"
+#include "base/error.h"
 #include "ops/reduce/cumsum.h"
 #include "ops/reduce/topk.h"
 #include "tests/ops/reduce/op_test_util.h"

@@ -2,7 +2,7 @@
 
 #include <limits>
 
-#include "core/error.h"
+#include "base/error.h"
 #include "tests/ops/reduce/op_test_util.h"
 
 namespace kiln {

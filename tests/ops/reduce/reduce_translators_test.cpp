@@ -1,7 +1,7 @@
 // ONNX translators of the reduce family: opset-dependent attribute handling.
 #include <gtest/gtest.h>
 
-#include "core/error.h"
+#include "base/error.h"
 #include "core/state.h"
 #include "io/onnx/onnx_loader.h"
 #include "io/onnx/tensor_proto.h"

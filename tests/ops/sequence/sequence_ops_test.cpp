@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "../shape/test_util.h"
-#include "core/error.h"
+#include "base/error.h"
 #include "core/graph.h"
 #include "core/sequence.h"
 #include "io/tensor/conform.h"

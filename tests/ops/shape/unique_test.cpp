@@ -1,6 +1,6 @@
 #include "ops/shape/unique.h"
 
-#include "core/error.h"
+#include "base/error.h"
 #include "tests/ops/reduce/op_test_util.h"
 
 namespace kiln {

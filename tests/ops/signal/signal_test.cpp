@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "core/error.h"
+#include "base/error.h"
 #include "ops/signal/dft.h"
 #include "ops/signal/mel_weight_matrix.h"
 #include "ops/signal/stft.h"

@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "core/error.h"
+#include "base/error.h"
 #include "ops/text/string_normalizer.h"
 #include "ops/text/tfidf_vectorizer.h"
 

@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
 
-#include "core/error.h"
+#include "base/error.h"
 #include "core/state.h"
 #include "io/onnx/onnx_loader.h"
 #include "ops/training/sum_to_shape.h"

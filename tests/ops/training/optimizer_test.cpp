@@ -4,7 +4,7 @@
 
 #include <cmath>
 
-#include "core/error.h"
+#include "base/error.h"
 
 using namespace kiln;
 

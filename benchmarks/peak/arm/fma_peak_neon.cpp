@@ -3,7 +3,7 @@
 #if defined(__aarch64__) || (defined(__arm__) && defined(__ARM_NEON))
 #include <arm_neon.h>
 
-#include "kernels/peak/fma_peak.h"
+#include "benchmarks/peak/fma_peak.h"
 
 namespace kiln::kernels {
 

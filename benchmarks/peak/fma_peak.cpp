@@ -1,4 +1,4 @@
-#include "kernels/peak/fma_peak.h"
+#include "benchmarks/peak/fma_peak.h"
 
 namespace kiln::kernels {
 

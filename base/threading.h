@@ -5,14 +5,51 @@
 
 #include <atomic>
 #include <cstdint>
+#include <memory>
 #include <type_traits>
 #include <utility>
 
 namespace kiln {
 
-// Threads kernels may use; at least 1.
+class Pool;
+
+// A set of worker threads for parallel_for and run_team: `threads` threads in all, the calling
+// thread included (threads - 1 workers, started at the first job that needs them). A Session owns
+// one, so sessions running at the same time in different threads never wait for each other's
+// jobs. A pool runs one job at a time: a second thread calling into it while a job runs gets its
+// work run inline.
+class ThreadPool {
+ public:
+  explicit ThreadPool(int threads);
+  ~ThreadPool();
+  ThreadPool(const ThreadPool&) = delete;
+  ThreadPool& operator=(const ThreadPool&) = delete;
+  int threads() const { return threads_; }
+
+ private:
+  friend class PoolScope;
+  int threads_;
+  std::unique_ptr<Pool> pool_;
+};
+
+// Makes `pool` the one parallel_for, run_team and num_threads() use on this thread for the
+// scope's lifetime (nullptr: the process-wide default pool); restores the previous one after.
+class PoolScope {
+ public:
+  explicit PoolScope(ThreadPool* pool);
+  ~PoolScope();
+  PoolScope(const PoolScope&) = delete;
+  PoolScope& operator=(const PoolScope&) = delete;
+
+ private:
+  Pool* saved_pool_;
+  int saved_threads_;
+};
+
+// Threads kernels may use on this thread: the size of the pool of the enclosing PoolScope, or the
+// process-wide setting (set_num_threads) outside one; at least 1.
 int num_threads();
-// Sets the thread count; n <= 0 restores the default.
+// Sets the process-wide thread count (the default pool's size); n <= 0 restores the default.
 void set_num_threads(int n);
 // The default: the number of physical cores this process may run on.
 int default_num_threads();
@@ -36,7 +73,8 @@ class RangeFn {
 };
 
 // Calls fn(begin, end) on disjoint contiguous ranges (chunks) covering [0, tasks), on up to
-// `threads` threads (<= 0: num_threads()) of a process-wide pool; the calling thread takes part
+// `threads` threads (<= 0: num_threads()) of this thread's pool (see PoolScope; the process-wide
+// pool by default); the calling thread takes part
 // and the call returns when every chunk is done. The cut (plan_chunks) depends only on (tasks,
 // threads, grain), never on timing: T = min(threads, tasks / grain) threads (one: fn(0, tasks)
 // runs inline), thread t's share is the static split [tasks * t / T, tasks * (t + 1) / T), and

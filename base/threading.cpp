@@ -1,4 +1,4 @@
-#include "core/threading.h"
+#include "base/threading.h"
 
 #include <sched.h>
 
@@ -123,13 +123,18 @@ bool spin_while(Pred pred, std::chrono::microseconds limit) {
   }
 }
 
-// A fixed set of workers (worker w runs under slot w + 1) that spin, then sleep, between jobs.
-// One job at a time: the caller publishes it (fields, then the shares), wakes the workers, runs
-// chunks itself, and waits until every chunk is done (wait_for_chunks). A worker whose slot is not
-// below the job's thread count stays out of it.
+// A set of workers (worker w runs under slot w + 1, at most max_threads - 1 of them) that spin,
+// then sleep, between jobs. One job at a time: the caller publishes it (fields, then the shares),
+// wakes the workers, runs chunks itself, and waits until every chunk is done (wait_for_chunks). A
+// worker whose slot is not below the job's thread count stays out of it.
+}  // namespace
+
 class Pool {
  public:
-  Pool() : shares_(new Share[kMaxThreads]), bounds_(new int64_t[kMaxChunks + 1]) {}
+  explicit Pool(int max_threads)
+      : max_threads_(max_threads),
+        shares_(new Share[kMaxThreads]),
+        bounds_(new int64_t[kMaxChunks + 1]) {}
   ~Pool() {
     {
       std::lock_guard<std::mutex> lock(mu_);
@@ -164,6 +169,7 @@ class Pool {
   }
 
   std::mutex caller_mu;
+  int max_threads() const { return max_threads_; }
 
  private:
   struct alignas(64) Share {
@@ -189,6 +195,7 @@ class Pool {
   }
 
   void grow(int workers) {
+    workers = std::min(workers, max_threads_ - 1);
     while (static_cast<int>(workers_.size()) < workers) {
       const uint64_t seen = generation_.load();
       const int slot = static_cast<int>(workers_.size()) + 1;
@@ -265,6 +272,7 @@ class Pool {
     }
   }
 
+  const int max_threads_;
   std::vector<std::thread> workers_;
   std::unique_ptr<Share[]> shares_;  // one per slot, never reallocated (see work)
   std::mutex mu_;
@@ -280,12 +288,37 @@ class Pool {
   std::atomic<bool> caller_sleeping_{false};  // the caller waits on pending_
 };
 
-Pool& pool() {
-  static Pool p;
+namespace {
+
+Pool& default_pool() {
+  static Pool p(kMaxThreads);
   return p;
 }
 
+// The pool of this thread's PoolScope (nullptr: the default pool) and its thread count.
+thread_local Pool* t_pool = nullptr;
+thread_local int t_pool_threads = 0;
+
+Pool& pool() {
+  return t_pool ? *t_pool : default_pool();
+}
+
 }  // namespace
+
+ThreadPool::ThreadPool(int threads)
+    : threads_(std::clamp(threads, 1, kMaxThreads)), pool_(std::make_unique<Pool>(threads_)) {}
+
+ThreadPool::~ThreadPool() = default;
+
+PoolScope::PoolScope(ThreadPool* pool) : saved_pool_(t_pool), saved_threads_(t_pool_threads) {
+  t_pool = pool ? pool->pool_.get() : nullptr;
+  t_pool_threads = pool ? pool->threads() : 0;
+}
+
+PoolScope::~PoolScope() {
+  t_pool = saved_pool_;
+  t_pool_threads = saved_threads_;
+}
 
 int default_num_threads() {
   static const int n = count_physical_cores();
@@ -293,6 +326,7 @@ int default_num_threads() {
 }
 
 int num_threads() {
+  if (t_pool_threads > 0) return t_pool_threads;
   int n = g_threads.load(std::memory_order_relaxed);
   return n > 0 ? n : default_num_threads();
 }
@@ -491,7 +525,8 @@ void Team::for_each(int member, int64_t tasks, RangeFn fn, int64_t grain) {
 }
 
 void run_team(int threads, TeamFn fn) {
-  threads = std::min(effective_threads(threads), Team::kMaxMembers);
+  // Never more members than the pool has threads: every member must run at once.
+  threads = std::min({effective_threads(threads), Team::kMaxMembers, pool().max_threads()});
   Pool* p = threads > 1 && !t_in_pool ? &pool() : nullptr;
   std::unique_lock<std::mutex> lock;
   if (p) {

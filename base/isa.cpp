@@ -1,15 +1,15 @@
+#include "base/isa.h"
+
 #include <cstdlib>
-#include "core/error.h"
+
+#include "base/error.h"
 
 #if defined(KILN_HAVE_NEON_TILES)
 #include <asm/hwcap.h>
 #include <sys/auxv.h>
 #endif
 
-#include "kernels/mmm/mmm.h"
-#include "kernels/mmm/tiles.h"
-
-namespace kiln::kernels {
+namespace kiln {
 
 std::string isa_name(Isa isa) {
   switch (isa) {
@@ -47,6 +47,29 @@ bool isa_supported(Isa isa) {
   }
 }
 
+bool cpu_has(CpuFeature feature) {
+  switch (feature) {
+#if defined(__x86_64__)
+    case CpuFeature::Avx512Vnni:
+      return __builtin_cpu_supports("avx512vnni") && __builtin_cpu_supports("avx512bw") &&
+             __builtin_cpu_supports("avx512vl");
+    case CpuFeature::AvxVnni:
+      // GCC 12's __builtin_cpu_supports does not know "avxvnni": CPUID leaf 7 subleaf 1, EAX bit 4.
+      {
+        unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+        __asm__("cpuid" : "=a"(eax), "=b"(ebx), "=c"(ecx), "=d"(edx) : "a"(7), "c"(1));
+        return (eax & (1u << 4)) != 0 && __builtin_cpu_supports("avx2");
+      }
+#endif
+#if defined(__aarch64__) && defined(KILN_HAVE_NEON_TILES)
+    case CpuFeature::NeonDotProd:
+      return (getauxval(AT_HWCAP) & HWCAP_ASIMDDP) != 0;
+#endif
+    default:
+      return false;
+  }
+}
+
 std::vector<Isa> supported_isas() {
   std::vector<Isa> out;
   for (Isa isa : {Isa::Generic, Isa::Avx2, Isa::Avx512, Isa::Neon}) {
@@ -78,36 +101,4 @@ Isa active_isa() {
   return isa;
 }
 
-const MicroKernel& micro_kernel(Isa isa) {
-  static const MicroKernel generic{
-      "mmm_f32_4x8_generic",    Isa::Generic, 4, 8, &tile_f32_4x8_generic, &edge_f32_4x8_generic,
-      &in_place_f32_4x8_generic};
-#if defined(__x86_64__) && defined(KILN_HAVE_X86_TILES)
-  static const MicroKernel avx2{
-      "mmm_f32_6x16_avx2",    Isa::Avx2, 6, 16, &tile_f32_6x16_avx2, &edge_f32_6x16_avx2,
-      &in_place_f32_6x16_avx2};
-  static const MicroKernel avx512{
-      "mmm_f32_8x32_avx512",    Isa::Avx512, 8, 32, &tile_f32_8x32_avx512, &edge_f32_8x32_avx512,
-      &in_place_f32_8x32_avx512};
-  if (isa == Isa::Avx2) return avx2;
-  if (isa == Isa::Avx512) return avx512;
-#endif
-#if defined(KILN_HAVE_NEON_TILES) && defined(__aarch64__)
-  static const MicroKernel neon{"mmm_f32_12x8_neon", Isa::Neon, 12,     8,
-                                &tile_f32_12x8_neon, nullptr,   nullptr};
-  if (isa == Isa::Neon) return neon;
-#elif defined(KILN_HAVE_NEON_TILES) && defined(__arm__)
-  static const MicroKernel neon{"mmm_f32_8x4_neon", Isa::Neon, 8,      4,
-                                &tile_f32_8x4_neon, nullptr,   nullptr};
-  if (isa == Isa::Neon) return neon;
-#endif
-  if (isa == Isa::Generic) return generic;
-  fail("no matrix-multiply kernel for ISA {} in this build", isa_name(isa));
-}
-
-const MicroKernel& default_micro_kernel() {
-  static const MicroKernel& k = micro_kernel(active_isa());
-  return k;
-}
-
-}  // namespace kiln::kernels
+}  // namespace kiln

@@ -1,7 +1,7 @@
 // 12 independent __m256 FMA chains: enough to cover FMA latency x throughput on current cores.
 #include <immintrin.h>
 
-#include "kernels/peak/fma_peak.h"
+#include "benchmarks/peak/fma_peak.h"
 
 namespace kiln::kernels {
 

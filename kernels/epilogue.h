@@ -1,0 +1,92 @@
+// The fused epilogue: what every producer kernel (packed matrix multiply, convolutions,
+// depthwise, Winograd) does to each output after its sum, before or right after the output is
+// stored -- one mechanism for all of them.
+//
+// Two stages, in this order:
+//   1. In registers, inside the micro-kernel, before the single store (fixed order):
+//        v = acc * row_scale[i] * col_scale[j] + row_bias[i] + col_bias[j]
+//            + residual[i * residual_ld + j] + (accumulate ? C[i, j] : 0)
+//        v = max(v, 0) + leaky_alpha * min(v, 0)   (when leaky)
+//        v = min(max(v, min), max)                 (when either bound is finite)
+//   2. Post steps, in order, over each block of outputs right after it is stored (a tile of a
+//      product, a channel range of a depthwise conv, a plane of a Winograd conv), while it is
+//      still in L1: any unary function of the vectorized set, or a binary op with an operand that
+//      is a scalar, one value per row, one per column, or a full matrix.
+// Null pointers and default values mean "nothing to do". The register stage is written once for
+// every ISA (kernels/epilogue_impl.h); post steps run through kernels/elementwise/vec_math.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+
+namespace kiln::kernels {
+
+// The unary functions a post step can apply (kernels/elementwise/vec_math.h states their
+// accuracy). HardSigmoid: max(0, min(1, alpha x + beta)); HardSwish: x * max(0, min(1, x / 6 +
+// 1/2)); LeakyRelu: x < 0 ? alpha x : x; Clamp: min(max(x, alpha), beta), NaN kept.
+enum class UnaryFn : uint8_t {
+  Exp,
+  Sigmoid,
+  Tanh,
+  Erf,
+  Gelu,
+  GeluTanh,
+  Silu,
+  HardSigmoid,
+  HardSwish,
+  LeakyRelu,
+  Clamp
+};
+const char* unary_fn_name(UnaryFn fn);
+
+// y = a op b, element-wise. Max / Min: a NaN operand wins (numpy's maximum / minimum).
+enum class BinaryFn : uint8_t { Add, Sub, Mul, Div, Max, Min };
+const char* binary_fn_name(BinaryFn fn);
+
+struct PostStep {
+  enum class Kind : uint8_t { Unary, Binary } kind = Kind::Unary;
+  UnaryFn unary = UnaryFn::Sigmoid;
+  float alpha = 0, beta = 0;  // HardSigmoid's
+  BinaryFn binary = BinaryFn::Add;
+  // Where the binary operand's value for output (i, j) is: operand[0], operand[i],
+  // operand[j], or operand[i * ld + j].
+  enum class Operand : uint8_t { Scalar, Row, Col, Full } operand_kind = Operand::Scalar;
+  const float* operand = nullptr;
+  int64_t ld = 0;
+  bool operand_first = false;  // operand op value (else value op operand)
+};
+
+struct Epilogue {
+  static constexpr int kMaxPostSteps = 6;
+  // Stage 1.
+  const float* row_scale = nullptr;  // m values
+  const float* col_scale = nullptr;  // n values
+  const float* row_bias = nullptr;   // m values
+  const float* col_bias = nullptr;   // n values
+  const float* residual = nullptr;   // m x n, row stride residual_ld
+  int64_t residual_ld = 0;
+  bool accumulate = false;
+  bool leaky = false;
+  float leaky_alpha = 0.0f;
+  float min = -std::numeric_limits<float>::infinity();
+  float max = std::numeric_limits<float>::infinity();
+  // Stage 2.
+  PostStep post[kMaxPostSteps];
+  int post_count = 0;
+};
+
+// Applies ep's post steps to a rows x cols block of stored outputs c (row stride ldc) whose first
+// output is (i0, j0) of the whole output, with the active ISA's vectorized kernels.
+void apply_post_steps(const Epilogue& ep, float* c, int64_t ldc, int64_t rows, int64_t cols,
+                      int64_t i0, int64_t j0);
+
+// Applies stage 1 to a rows x cols block of raw sums `acc` (row stride ld_acc) whose first
+// output is (i0, j0), storing into c (the whole output, row stride ldc). Portable; for kernels
+// that compute into a buffer first (edge tiles without their own epilogue).
+void apply_register_stage(const float* acc, int64_t ld_acc, int64_t rows, int64_t cols, int64_t i0,
+                          int64_t j0, const Epilogue& ep, float* c, int64_t ldc);
+// Both stages (tests, reference paths).
+void apply_epilogue(const float* acc, int64_t ld_acc, int64_t rows, int64_t cols, int64_t i0,
+                    int64_t j0, const Epilogue& ep, float* c, int64_t ldc);
+
+}  // namespace kiln::kernels
