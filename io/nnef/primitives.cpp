@@ -152,8 +152,9 @@ V select(Builder& b, const Args& a) {
 
 V cast(Builder& b, const Args& a) {
   ops::CastOptions o;
-  o.saturate = a.boolean("saturate");
-  std::string round = a.string("round_mode");
+  // tract_core_cast shares this primitive and declares neither: the defaults.
+  o.saturate = a.has("saturate") ? a.boolean("saturate") : true;
+  std::string round = a.has("round_mode") ? a.string("round_mode") : "up";
   KILN_ENSURE(round == "up" || round == "down" || round == "nearest",
               "kiln_core_cast: round_mode must be up, down or nearest, got '{}'", round);
   o.e8m0_round = round == "up" ? 0 : round == "down" ? 1 : 2;
