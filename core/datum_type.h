@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "core/half.h"
+#include "core/narrow_types.h"
 
 namespace kiln {
 
@@ -29,6 +30,18 @@ enum class DatumType : uint8_t {
   // Not tensors of numbers: one SequenceValue / OptionalValue per element (core/sequence.h).
   Sequence,
   Optional,
+  // Narrow types (core/narrow_types.h), one byte per element in memory; data movement,
+  // comparisons and Cast only (no arithmetic).
+  F8E4M3FN,
+  F8E4M3FNUZ,
+  F8E5M2,
+  F8E5M2FNUZ,
+  F8E8M0,
+  F4E2M1,
+  I4,
+  U4,
+  I2,
+  U2,
 };
 
 // Bytes per element (String: sizeof(std::string), strings live in their own storage).
@@ -38,15 +51,21 @@ std::string_view name_of(DatumType dt);
 // Parses a short name (f32, F32, float32, int64...), nullopt when unknown.
 std::optional<DatumType> parse_datum_type(std::string_view text);
 
-bool is_float(DatumType dt);  // f16, bf16, f32, f64
-bool is_signed_int(DatumType dt);
+bool is_float(DatumType dt);       // f16, bf16, f32, f64
+bool is_signed_int(DatumType dt);  // i8..i64 (not i4, i2)
 bool is_unsigned_int(DatumType dt);
+// The narrow types: float8, float4, int4/uint4, int2/uint2.
+bool is_narrow(DatumType dt);
+bool is_narrow_float(DatumType dt);  // f8e4m3fn, f8e4m3fnuz, f8e5m2, f8e5m2fnuz, f8e8m0, f4e2m1
+// Bits per element in files (4 for i4/u4/f4e2m1, 2 for i2/u2, else 8 * size_of).
+int bits_of(DatumType dt);
 inline bool is_integer(DatumType dt) {
   return is_signed_int(dt) || is_unsigned_int(dt);
 }
+// Types arithmetic ops take (narrow types are not).
 inline bool is_numeric(DatumType dt) {
   return dt != DatumType::String && dt != DatumType::Bool && dt != DatumType::Sequence &&
-         dt != DatumType::Optional;
+         dt != DatumType::Optional && !is_narrow(dt);
 }
 // Sequence and Optional: values that are not arrays of scalars.
 inline bool is_container(DatumType dt) {
@@ -78,6 +97,16 @@ KILN_DATUM(uint32_t, U32)
 KILN_DATUM(uint64_t, U64)
 KILN_DATUM(bool, Bool)
 KILN_DATUM(std::string, String)
+KILN_DATUM(f8e4m3fn, F8E4M3FN)
+KILN_DATUM(f8e4m3fnuz, F8E4M3FNUZ)
+KILN_DATUM(f8e5m2, F8E5M2)
+KILN_DATUM(f8e5m2fnuz, F8E5M2FNUZ)
+KILN_DATUM(f8e8m0, F8E8M0)
+KILN_DATUM(f4e2m1, F4E2M1)
+KILN_DATUM(i4, I4)
+KILN_DATUM(u4, U4)
+KILN_DATUM(i2, I2)
+KILN_DATUM(u2, U2)
 #undef KILN_DATUM
 
 template <typename T>
@@ -91,8 +120,8 @@ struct TypeTag {
   using type = T;
 };
 
-// Calls f(TypeTag<T>{}) with T the C++ type of dt. Covers every tensor datum type (throws for
-// Sequence and Optional, which element-wise code never handles).
+// Calls f(TypeTag<T>{}) with T the C++ type of dt. Covers every tensor datum type, narrow ones
+// included (throws for Sequence and Optional, which element-wise code never handles).
 template <typename F>
 decltype(auto) dispatch_any(DatumType dt, F&& f) {
   switch (dt) {
@@ -124,6 +153,26 @@ decltype(auto) dispatch_any(DatumType dt, F&& f) {
       return f(TypeTag<bool>{});
     case DatumType::String:
       return f(TypeTag<std::string>{});
+    case DatumType::F8E4M3FN:
+      return f(TypeTag<f8e4m3fn>{});
+    case DatumType::F8E4M3FNUZ:
+      return f(TypeTag<f8e4m3fnuz>{});
+    case DatumType::F8E5M2:
+      return f(TypeTag<f8e5m2>{});
+    case DatumType::F8E5M2FNUZ:
+      return f(TypeTag<f8e5m2fnuz>{});
+    case DatumType::F8E8M0:
+      return f(TypeTag<f8e8m0>{});
+    case DatumType::F4E2M1:
+      return f(TypeTag<f4e2m1>{});
+    case DatumType::I4:
+      return f(TypeTag<i4>{});
+    case DatumType::U4:
+      return f(TypeTag<u4>{});
+    case DatumType::I2:
+      return f(TypeTag<i2>{});
+    case DatumType::U2:
+      return f(TypeTag<u2>{});
     case DatumType::Sequence:
     case DatumType::Optional:
       break;
@@ -132,7 +181,7 @@ decltype(auto) dispatch_any(DatumType dt, F&& f) {
   return f(TypeTag<float>{});
 }
 
-// Same, for plain-old-data types only (everything but String).
+// Same, for plain-old-data types only (everything but String), narrow ones included.
 template <typename F>
 decltype(auto) dispatch_pod(DatumType dt, F&& f) {
   switch (dt) {
@@ -162,6 +211,26 @@ decltype(auto) dispatch_pod(DatumType dt, F&& f) {
       return f(TypeTag<uint64_t>{});
     case DatumType::Bool:
       return f(TypeTag<bool>{});
+    case DatumType::F8E4M3FN:
+      return f(TypeTag<f8e4m3fn>{});
+    case DatumType::F8E4M3FNUZ:
+      return f(TypeTag<f8e4m3fnuz>{});
+    case DatumType::F8E5M2:
+      return f(TypeTag<f8e5m2>{});
+    case DatumType::F8E5M2FNUZ:
+      return f(TypeTag<f8e5m2fnuz>{});
+    case DatumType::F8E8M0:
+      return f(TypeTag<f8e8m0>{});
+    case DatumType::F4E2M1:
+      return f(TypeTag<f4e2m1>{});
+    case DatumType::I4:
+      return f(TypeTag<i4>{});
+    case DatumType::U4:
+      return f(TypeTag<u4>{});
+    case DatumType::I2:
+      return f(TypeTag<i2>{});
+    case DatumType::U2:
+      return f(TypeTag<u2>{});
     default:
       break;
   }
@@ -169,7 +238,8 @@ decltype(auto) dispatch_pod(DatumType dt, F&& f) {
   return f(TypeTag<float>{});
 }
 
-// Same, for numeric types (no Bool, no String): arithmetic ops dispatch through this.
+// Same, for numeric types (no Bool, no String, no narrow type): arithmetic ops dispatch
+// through this.
 template <typename F>
 decltype(auto) dispatch_numeric(DatumType dt, F&& f) {
   switch (dt) {

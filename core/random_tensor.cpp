@@ -18,7 +18,8 @@ Tensor random_tensor(DatumType dt, const Shape& shape, std::mt19937_64& rng) {
       if constexpr (std::is_same_v<T, bool>) {
         std::bernoulli_distribution coin(0.5);
         for (auto& v : out) v = coin(rng);
-      } else if constexpr (std::is_integral_v<T>) {
+      } else if constexpr (std::is_integral_v<T> || is_narrow_int_v<T>) {
+        // Sub-byte integers keep the digits' low bits.
         std::uniform_int_distribution<int> digits(0, 9);
         for (auto& v : out) v = static_cast<T>(digits(rng));
       } else {
@@ -33,6 +34,7 @@ Tensor random_tensor(DatumType dt, const Shape& shape, std::mt19937_64& rng) {
 std::string random_distribution_text(DatumType dt) {
   if (dt == DatumType::Bool) return "random true/false";
   if (is_integer(dt)) return "uniform integers in [0,9]";
+  if (is_narrow(dt) && !is_narrow_float(dt)) return "uniform integers in [0,9], wrapped";
   return "uniform in [-1,1)";
 }
 

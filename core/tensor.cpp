@@ -114,7 +114,7 @@ int64_t Tensor::value_as_i64(int64_t index) const {
   KILN_ENSURE(index >= 0 && index < numel_, "index {} out of range for {} elements", index, numel_);
   return dispatch_pod(dt_, [&](auto tag) -> int64_t {
     using T = typename decltype(tag)::type;
-    if constexpr (std::is_same_v<T, f16> || std::is_same_v<T, bf16>)
+    if constexpr (std::is_same_v<T, f16> || std::is_same_v<T, bf16> || is_minifloat_v<T>)
       return static_cast<int64_t>(static_cast<float>(static_cast<const T*>(data_ptr())[index]));
     else
       return static_cast<int64_t>(static_cast<const T*>(data_ptr())[index]);
@@ -170,9 +170,18 @@ template <typename To, typename From>
 To convert_value(From v) {
   if constexpr (std::is_same_v<To, bool>) {
     return static_cast<float>(v) != 0.0f || std::isnan(static_cast<float>(v));
-  } else if constexpr (std::is_same_v<To, f16> || std::is_same_v<To, bf16>) {
+  } else if constexpr (std::is_same_v<To, f16> || std::is_same_v<To, bf16> || is_minifloat_v<To>) {
     return To(static_cast<float>(v));
-  } else if constexpr (std::is_same_v<From, f16> || std::is_same_v<From, bf16>) {
+  } else if constexpr (is_narrow_int_v<To>) {
+    if constexpr (std::is_integral_v<From> || is_narrow_int_v<From>) {
+      return To(static_cast<int64_t>(v));  // keeps the low bits, like integer casts
+    } else {
+      float f = static_cast<float>(v);
+      if (std::isnan(f)) return To(0);
+      return To(static_cast<int64_t>(std::clamp(f, float(To::min()), float(To::max()))));
+    }
+  } else if constexpr (std::is_same_v<From, f16> || std::is_same_v<From, bf16> ||
+                       is_minifloat_v<From>) {
     return static_cast<To>(static_cast<float>(v));
   } else if constexpr (std::is_integral_v<To> && std::is_floating_point_v<From>) {
     // Out-of-range float -> int is undefined in C++; saturate instead of trapping.
@@ -269,7 +278,7 @@ bool Tensor::equals(const Tensor& other) const {
     const T* a = static_cast<const T*>(data_ptr());
     const T* b = static_cast<const T*>(other.data_ptr());
     for (int64_t i = 0; i < numel_; i++) {
-      if constexpr (std::is_same_v<T, f16> || std::is_same_v<T, bf16>) {
+      if constexpr (std::is_same_v<T, f16> || std::is_same_v<T, bf16> || is_minifloat_v<T>) {
         if (static_cast<float>(a[i]) != static_cast<float>(b[i])) return false;
       } else {
         if (!(a[i] == b[i])) return false;
@@ -296,7 +305,7 @@ std::string Tensor::to_string(size_t max_values) const {
     } else if (dt_ == DatumType::Optional) {
       const auto& opt = data<OptionalValue>()[i];
       out += opt.has_value() ? opt.value.to_string(max_values) : "none";
-    } else if (is_float(dt_)) {
+    } else if (is_float(dt_) || is_narrow_float(dt_)) {
       out += fmt::format("{}", value_as_double(static_cast<int64_t>(i)));
     } else {
       out += fmt::format("{}", value_as_i64(static_cast<int64_t>(i)));

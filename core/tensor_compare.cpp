@@ -102,7 +102,7 @@ CompareResult compare_tensors(const Tensor& actual, const Tensor& expected, doub
         r.mismatches++;
         if (first_bad < 0) first_bad = i;
       }
-  } else if (is_float(actual.dtype())) {
+  } else if (is_float(actual.dtype()) || is_narrow_float(actual.dtype())) {
     for (int64_t i = 0; i < n; i++) {
       double a = actual.value_as_double(i), e = expected.value_as_double(i);
       if (std::isnan(a) && std::isnan(e)) continue;

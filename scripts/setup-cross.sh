@@ -42,7 +42,7 @@ bash scripts/setup.sh
 native=$(dpkg --print-architecture)
 target_packages=(
   libonnx-dev libprotobuf-dev libfmt-dev libspdlog-dev libgtest-dev libarchive-dev zlib1g-dev
-  libcli11-dev nlohmann-json3-dev
+  libre2-dev libcli11-dev nlohmann-json3-dev
 )
 
 # 1. Host tools: the cross compiler and the user-mode emulator.

@@ -8,7 +8,7 @@ packages=(
   libonnx-dev libprotobuf-dev protobuf-compiler
   libcli11-dev nlohmann-json3-dev libspdlog-dev libfmt-dev
   libgtest-dev libgmock-dev libbenchmark-dev
-  libarchive-dev zlib1g-dev
+  libarchive-dev zlib1g-dev libre2-dev
   libonnx-testdata
   python3 clang-format
   libclang-rt-14-dev

@@ -24,13 +24,29 @@ void put_u32(std::string& out, size_t offset, uint32_t v) {
   std::memcpy(&out[offset], &v, 4);
 }
 
+// kiln's extension item types (vendor 'KL'): bf16 is a 16-bit float; the narrow types each
+// have an item code of their own, 4-bit and 2-bit ones packed low bits first, as ONNX does.
+struct KilnItem {
+  DatumType dt;
+  uint32_t item, bits;
+};
+const KilnItem kKilnItems[] = {
+    {DatumType::BF16, kFloat, 16},    {DatumType::F8E4M3FN, 0x10, 8},
+    {DatumType::F8E4M3FNUZ, 0x11, 8}, {DatumType::F8E5M2, 0x12, 8},
+    {DatumType::F8E5M2FNUZ, 0x13, 8}, {DatumType::F8E8M0, 0x14, 8},
+    {DatumType::F4E2M1, 0x15, 4},     {DatumType::I4, kInt, 4},
+    {DatumType::U4, kUint, 4},        {DatumType::I2, kInt, 2},
+    {DatumType::U2, kUint, 2},
+};
+
 DatumType type_of(uint32_t item, uint32_t vendor, uint32_t bits, const std::string& name) {
   auto bad = [&]() -> DatumType {
     fail("{}: unsupported item type {} (vendor {:#x}) with {} bits per item", name, item, vendor,
          bits);
   };
   if (vendor == kKilnVendor) {
-    if (item == kFloat && bits == 16) return DatumType::BF16;
+    for (const auto& k : kKilnItems)
+      if (k.item == item && k.bits == bits) return k.dt;
     return bad();
   }
   if (vendor != 0) return bad();
@@ -89,7 +105,9 @@ DatTensor read_dat(std::string_view bytes, const std::string& name) {
   // NNEF-Tools marks signed integers as unsigned with a non-zero first reserved word.
   if (vendor == 0 && item == kUint && read_u32(bytes, 52) != 0) item = kInt;
   DatumType dt = type_of(item, vendor, bits, name);
-  uint64_t expected = bits == 1 ? (uint64_t(count) + 7) / 8 : uint64_t(count) * (bits / 8);
+  uint64_t expected = bits == 1  ? (uint64_t(count) + 7) / 8
+                      : bits < 8 ? packed_bytes(int(bits), count)
+                                 : uint64_t(count) * (bits / 8);
   KILN_ENSURE(data_length == expected,
               "{}: header says {} data bytes but shape [{}] of {}-bit items needs {}", name,
               data_length, shape_to_string(shape), bits, expected);
@@ -105,6 +123,10 @@ DatTensor read_dat(std::string_view bytes, const std::string& name) {
     for (int64_t i = 0; i < count; i++)
       dst[i] =
           bits == 1 ? ((static_cast<uint8_t>(data[i / 8]) >> (7 - i % 8)) & 1) != 0 : data[i] != 0;
+  } else if (bits < 8) {
+    unpack_sub_byte(int(bits), dt == DatumType::I4 || dt == DatumType::I2,
+                    reinterpret_cast<const uint8_t*>(data), count,
+                    static_cast<uint8_t*>(out.tensor.raw_data()));
   } else if (data_length > 0) {
     std::memcpy(out.tensor.raw_data(), data, data_length);
   }
@@ -113,20 +135,23 @@ DatTensor read_dat(std::string_view bytes, const std::string& name) {
 
 std::string write_dat(const Tensor& tensor) {
   DatumType dt = tensor.dtype();
-  KILN_ENSURE(is_numeric(dt) || dt == DatumType::Bool,
+  KILN_ENSURE(is_numeric(dt) || dt == DatumType::Bool || is_narrow(dt),
               "{} tensors cannot be stored in NNEF .dat files", name_of(dt));
   KILN_ENSURE(tensor.rank() <= kMaxRank, "NNEF .dat files hold tensors up to rank {}, got {}",
               kMaxRank, tensor.rank());
   for (int64_t d : tensor.shape())
     KILN_ENSURE(d <= int64_t(UINT32_MAX), "tensor dim {} too large for a .dat file", d);
-  uint32_t bits = dt == DatumType::Bool ? 1 : static_cast<uint32_t>(size_of(dt) * 8);
+  uint32_t bits = dt == DatumType::Bool ? 1 : static_cast<uint32_t>(bits_of(dt));
   uint32_t item = is_float(dt)          ? kFloat
                   : is_signed_int(dt)   ? kInt
                   : is_unsigned_int(dt) ? kUint
                                         : kBool;
-  uint32_t vendor = dt == DatumType::BF16 ? kKilnVendor : 0;
-  uint64_t data_length =
-      dt == DatumType::Bool ? (uint64_t(tensor.numel()) + 7) / 8 : uint64_t(tensor.nbytes());
+  uint32_t vendor = 0;
+  for (const auto& k : kKilnItems)
+    if (k.dt == dt) item = k.item, vendor = kKilnVendor;
+  uint64_t data_length = dt == DatumType::Bool ? (uint64_t(tensor.numel()) + 7) / 8
+                         : bits < 8            ? packed_bytes(int(bits), tensor.numel())
+                                               : uint64_t(tensor.nbytes());
   KILN_ENSURE(data_length <= UINT32_MAX, "tensor of {} bytes too large for a .dat file",
               data_length);
   std::string out(kHeaderSize + data_length, '\0');
@@ -146,6 +171,9 @@ std::string write_dat(const Tensor& tensor) {
     for (int64_t i = 0; i < tensor.numel(); i++)
       if (src[i])
         data[i / 8] = static_cast<char>(static_cast<uint8_t>(data[i / 8]) | (0x80 >> (i % 8)));
+  } else if (bits < 8) {
+    pack_sub_byte(int(bits), static_cast<const uint8_t*>(tensor.raw_data()), tensor.numel(),
+                  reinterpret_cast<uint8_t*>(data));
   } else if (data_length > 0) {
     std::memcpy(data, tensor.raw_data(), data_length);
   }

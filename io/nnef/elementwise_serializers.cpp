@@ -149,7 +149,13 @@ bool write_cast(Ctx& c, const Node& n) {
   const auto& op = op_as<ops::Cast>(n);
   DatumType to = op.to() ? *op.to() : c.fact(in(n, 1)).dt;  // CastLike: input 1's type
   c.use_extension("kiln_registry kiln_core", "Cast");
-  c.assign(n, 0, fmt::format("kiln_core_cast({}, to = '{}')", c.tensor(in(n, 0)), name_of(to)));
+  const auto& o = op.options();
+  std::string extra;
+  if (!o.saturate) extra += ", saturate = false";
+  if (o.e8m0_round)
+    extra += o.e8m0_round == 1 ? ", round_mode = 'down'" : ", round_mode = 'nearest'";
+  c.assign(n, 0,
+           fmt::format("kiln_core_cast({}, to = '{}'{})", c.tensor(in(n, 0)), name_of(to), extra));
   return true;
 }
 

@@ -22,7 +22,7 @@ const std::set<std::string>& reserved_words() {
 }
 
 std::string nnef_type_name(DatumType dt) {
-  if (is_float(dt)) return "scalar";
+  if (is_float(dt) || is_narrow_float(dt)) return "scalar";
   if (dt == DatumType::Bool) return "logical";
   return "integer";
 }
@@ -294,9 +294,10 @@ WrittenModel write_nnef(const Graph& graph, const WriteOptions& options) {
   for (size_t i = 0; i < graph.inputs().size(); i++) {
     Outlet o = graph.inputs()[i];
     const Fact& f = graph.fact(o);
-    KILN_ENSURE(is_numeric(f.dt) || f.dt == DatumType::Bool || f.dt == DatumType::String,
-                "model input '{}' is of type {}, which NNEF cannot express", graph.input_name(i),
-                name_of(f.dt));
+    KILN_ENSURE(
+        is_numeric(f.dt) || is_narrow(f.dt) || f.dt == DatumType::Bool || f.dt == DatumType::String,
+        "model input '{}' is of type {}, which NNEF cannot express", graph.input_name(i),
+        name_of(f.dt));
     std::string id = ctx.fresh(graph.input_name(i));
     std::string rhs;
     KILN_ENSURE(!is_container(f.dt), "input '{}' is a {} value: NNEF has no sequences or optionals",

@@ -151,7 +151,14 @@ V select(Builder& b, const Args& a) {
 }
 
 V cast(Builder& b, const Args& a) {
-  return one(b.add(std::make_shared<ops::Cast>(named_type(a.string("to"), a.op())),
+  ops::CastOptions o;
+  // tract_core_cast shares this primitive and declares neither: the defaults.
+  o.saturate = a.has("saturate") ? a.boolean("saturate") : true;
+  std::string round = a.has("round_mode") ? a.string("round_mode") : "up";
+  KILN_ENSURE(round == "up" || round == "down" || round == "nearest",
+              "kiln_core_cast: round_mode must be up, down or nearest, got '{}'", round);
+  o.e8m0_round = round == "up" ? 0 : round == "down" ? 1 : 2;
+  return one(b.add(std::make_shared<ops::Cast>(named_type(a.string("to"), a.op()), o),
                    {a.tensor(b, "input")}));
 }
 

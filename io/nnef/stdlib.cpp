@@ -137,7 +137,8 @@ fragment kiln_core_gather<?>( input: tensor<?>, indices: tensor<integer>, axis: 
     -> ( output: tensor<?> );
 fragment kiln_core_gather_elements<?>( input: tensor<?>, indices: tensor<integer>, axis: integer )
     -> ( output: tensor<?> );
-fragment kiln_core_cast<?>( input: tensor<?>, to: string ) -> ( output: tensor<?> );
+fragment kiln_core_cast<?>( input: tensor<?>, to: string, saturate: logical = true,
+                           round_mode: string = 'up' ) -> ( output: tensor<?> );
 fragment kiln_core_erf( x: tensor<scalar> ) -> ( y: tensor<scalar> );
 fragment kiln_core_einsum<?>( inputs: tensor<?>[], equation: string ) -> ( output: tensor<?> );
 fragment kiln_core_range<?>( start: tensor<?>, limit: tensor<?>, delta: tensor<?> )

@@ -8,6 +8,7 @@
 #include "core/run_limits.h"
 #include "core/sequence.h"
 #include "core/source_ops.h"
+#include "io/onnx/spec_ops.h"
 #include "io/onnx/tensor_proto.h"
 
 namespace kiln::onnx_io {
@@ -129,6 +130,12 @@ void GraphBuilder::build(const onnx::GraphProto& proto, bool is_subgraph) {
     auto opset_it = opsets_.find(domain);
     int64_t opset = opset_it == opsets_.end() ? (domain.empty() ? 1 : 1) : opset_it->second;
     const Translator* translator = OpRegistry::instance().find(domain, node.op_type());
+    // A version of the op newer than its translator implements is as unsupported as no
+    // translator (the error names the version).
+    auto version = spec_version_at(domain, node.op_type(), opset);
+    if (translator && version &&
+        *version > OpRegistry::instance().newest_version(domain, node.op_type()))
+      translator = nullptr;
     if (!translator) {
       (*missing_)[{domain.empty() ? "ai.onnx" : domain, node.op_type(), opset}]++;
       // Keep going so every unsupported op is reported at once.
@@ -154,8 +161,15 @@ void GraphBuilder::build(const onnx::GraphProto& proto, bool is_subgraph) {
     int total = 0;
     for (const auto& [key, count] : *missing_) {
       const auto& [domain, op, opset] = key;
-      list += fmt::format("\n  {} (domain {}, opset {}): {} node{}", op, domain, opset, count,
-                          count > 1 ? "s" : "");
+      std::string d = domain == "ai.onnx" ? "" : domain;
+      int newest = OpRegistry::instance().newest_version(d, op);
+      auto version = spec_version_at(d, op, opset);
+      std::string why = newest > 0 && version
+                            ? fmt::format(": version {} of {}, kiln implements versions up to {}",
+                                          *version, op, newest)
+                            : "";
+      list += fmt::format("\n  {} (domain {}, opset {}{}): {} node{}", op, domain, opset, why,
+                          count, count > 1 ? "s" : "");
       total += count;
     }
     fail("model uses {} operator type{} kiln does not support ({} node{}):{}", missing_->size(),

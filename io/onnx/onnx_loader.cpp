@@ -2,6 +2,7 @@
 
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
+#include <spdlog/spdlog.h>
 
 #include <filesystem>
 #include <fstream>
@@ -9,6 +10,7 @@
 
 #include "base/error.h"
 #include "io/onnx/graph_builder.h"
+#include "io/onnx/spec_ops.h"
 
 namespace kiln::onnx_io {
 
@@ -47,6 +49,23 @@ std::shared_ptr<Graph> load_onnx_model(const onnx::ModelProto& model, const std:
     opsets[domain] = op.version();
   }
   if (!opsets.count("")) opsets[""] = 1;
+  for (const auto& [domain, version] : opsets) {
+    int newest = newest_implemented_opset(domain);
+    if (newest > 0 && version > newest) {
+      int spec_newest = newest_spec_opset(domain);
+      std::string warning = fmt::format(
+          "the model imports opset {} of {}, newer than the opset {} kiln implements: operators "
+          "the ONNX 1.23 spec leaves unchanged since opset {} run as defined there, operators "
+          "redefined later are refused{}",
+          version, domain.empty() ? "ai.onnx" : domain, newest, newest,
+          version > spec_newest
+              ? fmt::format(" (the spec kiln knows ends at opset {}: later changes are unknown)",
+                            spec_newest)
+              : "");
+      spdlog::warn("{}", warning);
+      if (info) info->warnings.push_back(warning);
+    }
+  }
   if (info) {
     info->ir_version = model.ir_version();
     info->opsets = opsets;

@@ -6,6 +6,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "core/graph.h"
 
@@ -15,6 +16,7 @@ struct OnnxModelInfo {
   int64_t ir_version = 0;
   std::map<std::string, int64_t> opsets;  // domain ("" for ai.onnx) -> version
   std::string producer;
+  std::vector<std::string> warnings;  // e.g. an opset newer than kiln implements
 };
 
 // Reads and translates a .onnx file. Throws kiln::Error on unreadable files, malformed

@@ -42,6 +42,31 @@ std::optional<DatumType> datum_type_from_onnx(int t) {
     case TP::STRING:
       return DatumType::String;
     default:
+      break;
+  }
+  // Types newer than the ONNX 1.12 headers kiln builds with (ONNX IR 9-12 numbering).
+  switch (t) {
+    case kOnnxFloat8E4M3FN:
+      return DatumType::F8E4M3FN;
+    case kOnnxFloat8E4M3FNUZ:
+      return DatumType::F8E4M3FNUZ;
+    case kOnnxFloat8E5M2:
+      return DatumType::F8E5M2;
+    case kOnnxFloat8E5M2FNUZ:
+      return DatumType::F8E5M2FNUZ;
+    case kOnnxUint4:
+      return DatumType::U4;
+    case kOnnxInt4:
+      return DatumType::I4;
+    case kOnnxFloat4E2M1:
+      return DatumType::F4E2M1;
+    case kOnnxFloat8E8M0:
+      return DatumType::F8E8M0;
+    case kOnnxUint2:
+      return DatumType::U2;
+    case kOnnxInt2:
+      return DatumType::I2;
+    default:
       return std::nullopt;
   }
 }
@@ -76,6 +101,26 @@ int onnx_type_from_datum_type(DatumType dt) {
       return TP::BOOL;
     case DatumType::String:
       return TP::STRING;
+    case DatumType::F8E4M3FN:
+      return kOnnxFloat8E4M3FN;
+    case DatumType::F8E4M3FNUZ:
+      return kOnnxFloat8E4M3FNUZ;
+    case DatumType::F8E5M2:
+      return kOnnxFloat8E5M2;
+    case DatumType::F8E5M2FNUZ:
+      return kOnnxFloat8E5M2FNUZ;
+    case DatumType::U4:
+      return kOnnxUint4;
+    case DatumType::I4:
+      return kOnnxInt4;
+    case DatumType::F4E2M1:
+      return kOnnxFloat4E2M1;
+    case DatumType::F8E8M0:
+      return kOnnxFloat8E8M0;
+    case DatumType::U2:
+      return kOnnxUint2;
+    case DatumType::I2:
+      return kOnnxInt2;
     case DatumType::Sequence:
     case DatumType::Optional:
       break;
@@ -128,6 +173,30 @@ void copy_field(Tensor& t, const Field& field, const std::string& name) {
 
 }  // namespace
 
+size_t stored_bytes(const Tensor& t) {
+  int bits = bits_of(t.dtype());
+  return bits < 8 ? packed_bytes(bits, t.numel()) : t.nbytes();
+}
+
+void set_stored_bytes(Tensor& t, std::string_view bytes) {
+  int bits = bits_of(t.dtype());
+  auto* dst = static_cast<uint8_t*>(t.raw_data());
+  if (bits < 8)
+    unpack_sub_byte(bits, t.dtype() == DatumType::I4 || t.dtype() == DatumType::I2,
+                    reinterpret_cast<const uint8_t*>(bytes.data()), t.numel(), dst);
+  else if (!bytes.empty())
+    std::memcpy(dst, bytes.data(), bytes.size());
+}
+
+std::string stored_bytes_of(const Tensor& t) {
+  int bits = bits_of(t.dtype());
+  if (bits >= 8) return std::string(static_cast<const char*>(t.raw_data()), t.nbytes());
+  std::string out(packed_bytes(bits, t.numel()), '\0');
+  pack_sub_byte(bits, static_cast<const uint8_t*>(t.raw_data()), t.numel(),
+                reinterpret_cast<uint8_t*>(out.data()));
+  return out;
+}
+
 Tensor tensor_from_proto(const TP& proto, const std::string& base_dir) {
   auto dt = datum_type_from_onnx(proto.data_type());
   KILN_ENSURE(dt.has_value(), "tensor '{}' has unsupported ONNX data type {}", proto.name(),
@@ -148,18 +217,29 @@ Tensor tensor_from_proto(const TP& proto, const std::string& base_dir) {
   }
   bool external = proto.data_location() == TP::EXTERNAL;
   if (external || proto.has_raw_data()) {
+    size_t need = stored_bytes(t);
     std::string ext;
     const std::string& raw =
-        external ? (ext = read_external(proto, base_dir, t.nbytes())) : proto.raw_data();
-    KILN_ENSURE(raw.size() == t.nbytes(),
-                "tensor '{}' has {} bytes of raw data, shape [{}] {} needs {}", name, raw.size(),
-                shape_to_string(shape), name_of(*dt), t.nbytes());
-    if (!raw.empty()) std::memcpy(t.raw_data(), raw.data(), raw.size());
+        external ? (ext = read_external(proto, base_dir, need)) : proto.raw_data();
+    KILN_ENSURE(raw.size() == need, "tensor '{}' has {} bytes of raw data, shape [{}] {} needs {}",
+                name, raw.size(), shape_to_string(shape), name_of(*dt), need);
+    set_stored_bytes(t, raw);
     if (*dt == DatumType::Bool) {
       // A bool byte other than 0 or 1 read as bool is undefined behaviour: nonzero is true.
       auto* b = static_cast<uint8_t*>(t.raw_data());
       for (int64_t i = 0; i < t.numel(); i++) b[i] = b[i] != 0;
     }
+    return t;
+  }
+  if (is_narrow(*dt)) {
+    // int32_data holds one byte per value: a float8's bits, or 2 (4) packed sub-byte elements.
+    std::string bytes(stored_bytes(t), '\0');
+    KILN_ENSURE(static_cast<size_t>(proto.int32_data_size()) == bytes.size(),
+                "tensor '{}' has {} int32_data values, shape [{}] {} needs {}", name,
+                proto.int32_data_size(), shape_to_string(shape), name_of(*dt), bytes.size());
+    for (size_t i = 0; i < bytes.size(); i++)
+      bytes[i] = static_cast<char>(proto.int32_data(static_cast<int>(i)));
+    set_stored_bytes(t, bytes);
     return t;
   }
   switch (*dt) {
@@ -221,7 +301,7 @@ TP tensor_to_proto(const Tensor& tensor, const std::string& name) {
   if (tensor.dtype() == DatumType::String) {
     for (const auto& s : tensor.values<std::string>()) proto.add_string_data(s);
   } else {
-    proto.set_raw_data(std::string(static_cast<const char*>(tensor.raw_data()), tensor.nbytes()));
+    proto.set_raw_data(stored_bytes_of(tensor));
   }
   return proto;
 }

@@ -89,17 +89,33 @@ class NodeContext {
 
 using Translator = std::function<void(NodeContext&)>;
 
+// ONNX 1.12's opset, which translators registered without a newest version were written for.
+inline constexpr int kOnnx112Opset = 17;
+
 class OpRegistry {
  public:
-  void add(const std::string& op_type, Translator translator, const std::string& domain = "");
+  // Registers the translator of an op for its versions up to `newest_version` (an opset of the
+  // domain; default: 17 for ai.onnx, every version for other domains). A model whose opset
+  // selects a newer version of the op (spec_ops.h) is refused, naming the version.
+  void add(const std::string& op_type, Translator translator, const std::string& domain = "",
+           int newest_version = 0);
+  // Declares that the registered translator also implements the op's versions up to
+  // `newest_version` (translators that read the newer versions' attributes and inputs).
+  void implements(const std::string& op_type, int newest_version, const std::string& domain = "");
   const Translator* find(const std::string& domain, const std::string& op_type) const;
+  // The newest version of the op kiln implements (an opset number of its domain).
+  int newest_version(const std::string& domain, const std::string& op_type) const;
   // Every registered (domain, op type), sorted.
   std::vector<std::pair<std::string, std::string>> list() const;
   // The registry with every translator kiln has.
   static const OpRegistry& instance();
 
  private:
-  std::map<std::pair<std::string, std::string>, Translator> translators_;
+  struct Entry {
+    Translator translator;
+    int newest_version;
+  };
+  std::map<std::pair<std::string, std::string>, Entry> translators_;
 };
 
 }  // namespace kiln::onnx_io

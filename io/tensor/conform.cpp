@@ -14,6 +14,9 @@ Tensor conform_to(const Tensor& value, const Fact& declared) {
     if (value.nbytes()) std::memcpy(out.raw_data(), value.raw_data(), value.nbytes());
     return out;
   }
+  // Narrow types come from .npy files as their exact values in a wider type.
+  if (is_narrow(declared.dt) && (is_float(value.dtype()) || is_integer(value.dtype())))
+    return value.cast_to(declared.dt);
   if (declared.dt == DatumType::Sequence && is_sequence(value) && declared.element) {
     const auto& seq = sequence_of(value, "conform");
     std::vector<Tensor> items;

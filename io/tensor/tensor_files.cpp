@@ -279,7 +279,14 @@ Tensor read_npy(const std::string& path) {
   return parse_npy(read_file(path), "'" + path + "'");
 }
 
-std::string serialize_npy(const Tensor& tensor) {
+std::string serialize_npy(const Tensor& input) {
+  // numpy has no narrow types: their values go out exactly as f32 (floats) or i8 / u8.
+  DatumType dt = input.dtype();
+  const Tensor& tensor = !is_narrow(dt)        ? input
+                         : is_narrow_float(dt) ? input.cast_to(DatumType::F32)
+                         : dt == DatumType::I4 || dt == DatumType::I2
+                             ? input.cast_to(DatumType::I8)
+                             : input.cast_to(DatumType::U8);
   const NpyType* type = nullptr;
   for (const auto& t : kNpyTypes)
     if (tensor.dtype() == t.dt) type = &t;

@@ -1,5 +1,6 @@
 #include "ops/elementwise/cast.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -25,6 +26,42 @@ std::string half_to_string(H v) {
     if (H(parsed).bits == v.bits) return float_to_string(parsed, true);
   }
   return float_to_string(f, true);
+}
+
+template <typename To, typename From>
+To convert(const From& v);
+
+// Narrow types: floats through float (rounded to nearest even, saturated or not as the options
+// say); sub-byte integers keep the low bits of the integer (two's complement wrap, as ONNX casts
+// between integer types do), floats first rounded half away from zero (as ONNX Runtime does).
+template <typename To, typename From>
+To convert_narrow(const From& v, const CastOptions& o) {
+  if constexpr (is_minifloat_v<To>) {
+    float f;
+    if constexpr (is_minifloat_v<From>)
+      f = static_cast<float>(v);
+    else if constexpr (is_narrow_int_v<From>)
+      f = static_cast<float>(static_cast<int>(v));
+    else
+      f = convert<float, From>(v);
+    return To::from_bits(float_to_minifloat(To::format, f, o.saturate, o.e8m0_round));
+  } else if constexpr (is_narrow_int_v<To>) {
+    if constexpr (std::is_same_v<From, std::string>) {
+      return convert_narrow<To, double>(std::strtod(v.c_str(), nullptr), o);
+    } else if constexpr (std::is_integral_v<From> || is_narrow_int_v<From>) {
+      return To(static_cast<int64_t>(v));
+    } else {
+      double d = std::is_same_v<From, double>
+                     ? static_cast<double>(v)
+                     : static_cast<double>(static_cast<float>(static_cast<compute_t<From>>(v)));
+      if (std::isnan(d)) return To(0);
+      return To(static_cast<int64_t>(std::round(std::clamp(d, -0x1p62, 0x1p62))));
+    }
+  } else if constexpr (is_minifloat_v<From>) {
+    return convert<To, float>(static_cast<float>(v));
+  } else {
+    return convert<To, int32_t>(static_cast<int32_t>(v));
+  }
 }
 
 template <typename To, typename From>
@@ -118,8 +155,12 @@ std::string float_to_string(double value, bool single_precision) {
 }
 
 Attributes Cast::attributes() const {
-  if (to_) return {{"to", std::string(name_of(*to_))}};
-  return {};
+  Attributes a;
+  if (to_) a.push_back({"to", std::string(name_of(*to_))});
+  if (!options_.saturate) a.push_back({"saturate", "0"});
+  if (options_.e8m0_round != 0)
+    a.push_back({"round_mode", options_.e8m0_round == 1 ? "down" : "nearest"});
+  return a;
 }
 
 std::vector<Fact> Cast::output_facts(const FactRefs& inputs) const {
@@ -150,7 +191,11 @@ void Cast::eval(EvalContext& ctx, const TensorRefs& inputs) const {
       using To = typename decltype(to_tag)::type;
       const From* src = x.data<From>();
       To* dst = out.data<To>();
-      for (int64_t i = 0; i < x.numel(); i++) dst[i] = convert<To, From>(src[i]);
+      if constexpr (is_narrow_v<To> || is_narrow_v<From>) {
+        for (int64_t i = 0; i < x.numel(); i++) dst[i] = convert_narrow<To, From>(src[i], options_);
+      } else {
+        for (int64_t i = 0; i < x.numel(); i++) dst[i] = convert<To, From>(src[i]);
+      }
     });
   });
 }

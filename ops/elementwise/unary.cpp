@@ -51,10 +51,17 @@ bool is_transcendental(UnaryKind k) {
     case UnaryKind::Gelu:
     case UnaryKind::GeluTanh:
     case UnaryKind::Erf:
+    case UnaryKind::Mish:
+    case UnaryKind::Swish:
       return true;
     default:
       return false;
   }
+}
+
+template <typename C>
+C softplus(C x) {
+  return x > C(0) ? x + std::log1p(std::exp(-x)) : std::log1p(std::exp(x));
 }
 
 template <typename C>
@@ -115,7 +122,13 @@ C apply_float(UnaryKind kind, const UnaryParams& p, C x) {
     case UnaryKind::HardSwish:
       return x * std::max(C(0), std::min(C(1), x / C(6) + C(0.5)));
     case UnaryKind::Softplus:
-      return x > C(0) ? x + std::log1p(std::exp(-x)) : std::log1p(std::exp(x));
+      return softplus(x);
+    case UnaryKind::Mish:
+      return x * std::tanh(softplus(x));
+    case UnaryKind::Swish: {
+      C z = alpha * x;  // sigmoid in the form whose exp never overflows
+      return z >= C(0) ? x / (C(1) + std::exp(-z)) : x * std::exp(z) / (C(1) + std::exp(z));
+    }
     case UnaryKind::Softsign:
       return x / (C(1) + std::abs(x));
     case UnaryKind::Celu:
@@ -256,6 +269,10 @@ const char* unary_kind_name(UnaryKind kind) {
       return "Not";
     case UnaryKind::BitwiseNot:
       return "BitwiseNot";
+    case UnaryKind::Mish:
+      return "Mish";
+    case UnaryKind::Swish:
+      return "Swish";
   }
   return "Unary";
 }
@@ -271,6 +288,7 @@ Attributes Unary::attributes() const {
     case UnaryKind::Celu:
     case UnaryKind::LeakyRelu:
     case UnaryKind::ThresholdedRelu:
+    case UnaryKind::Swish:
       return {{"alpha", f(params_.alpha)}};
     case UnaryKind::Selu:
       return {{"alpha", f(params_.alpha)}, {"gamma", f(params_.gamma)}};
@@ -301,7 +319,8 @@ std::vector<Fact> Unary::output_facts(const FactRefs& inputs) const {
       break;
     case UnaryKind::IsNaN:
     case UnaryKind::IsInf:
-      KILN_ENSURE(is_float(dt), "{}: expects a float input, got {}", name(), name_of(dt));
+      KILN_ENSURE(is_float(dt) || is_narrow_float(dt), "{}: expects a float input, got {}", name(),
+                  name_of(dt));
       dt = DatumType::Bool;
       break;
     default:
@@ -335,6 +354,15 @@ void Unary::eval(EvalContext& ctx, const TensorRefs& inputs) const {
   if (kind_ == UnaryKind::IsNaN || kind_ == UnaryKind::IsInf) {
     Tensor& out = ctx.output(0, DatumType::Bool, x.shape());
     bool* dst = out.data<bool>();
+    if (is_narrow_float(x.dtype())) {  // float8 (IsNaN-20, IsInf-20): through their values
+      for (int64_t i = 0; i < n; i++) {
+        double v = x.value_as_double(i);
+        dst[i] = kind_ == UnaryKind::IsNaN ? std::isnan(v)
+                                           : std::isinf(v) && ((v > 0 && params_.detect_positive) ||
+                                                               (v < 0 && params_.detect_negative));
+      }
+      return;
+    }
     dispatch_numeric(x.dtype(), [&](auto tag) {
       using T = typename decltype(tag)::type;
       const T* src = x.data<T>();

@@ -51,11 +51,13 @@ enum class UnaryKind {
   IsInf,
   Not,
   BitwiseNot,
+  Mish,   // x * tanh(softplus(x))
+  Swish,  // x * sigmoid(alpha * x)
 };
 
 // Parameters of the parametric activations:
 // Elu/Celu/LeakyRelu/ThresholdedRelu: alpha; Selu: alpha, gamma; HardSigmoid: alpha, beta;
-// Shrink: lambd (alpha), bias (beta); IsInf: detect_positive, detect_negative.
+// Shrink: lambd (alpha), bias (beta); IsInf: detect_positive, detect_negative; Swish: alpha.
 struct UnaryParams {
   float alpha = 0.0f;
   float beta = 0.0f;

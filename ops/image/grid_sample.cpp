@@ -55,26 +55,40 @@ std::vector<Fact> GridSample::output_facts(const FactRefs& inputs) const {
   const Fact& grid = required(inputs, 1, name());
   KILN_ENSURE(is_float(x.dt), "GridSample: X must be float, got {}", name_of(x.dt));
   KILN_ENSURE(is_float(grid.dt), "GridSample: grid must be float, got {}", name_of(grid.dt));
-  KILN_ENSURE(x.rank() == 4, "GridSample: only 2-D sampling (rank-4 X) is supported, got rank {}",
-              x.rank());
-  KILN_ENSURE(grid.rank() == 4, "GridSample: grid must have rank 4, got {}", grid.rank());
-  KILN_ENSURE(!grid.shape[3].is_int() || grid.shape[3].to_int() == 2,
-              "GridSample: grid last dim must be 2, got {}", grid.shape[3].to_string());
+  KILN_ENSURE(x.rank() >= 3, "GridSample: X must be [N, C, D1, ...], got rank {}", x.rank());
+  const size_t r = x.rank() - 2;
+  KILN_ENSURE(grid.rank() == r + 2, "GridSample: grid must have rank {} for X of rank {}, got {}",
+              r + 2, x.rank(), grid.rank());
+  KILN_ENSURE(!grid.shape.back().is_int() || grid.shape.back().to_int() == static_cast<int64_t>(r),
+              "GridSample: grid last dim must be {}, got {}", r, grid.shape.back().to_string());
   KILN_ENSURE(!x.shape[0].is_int() || !grid.shape[0].is_int() || x.shape[0] == grid.shape[0],
               "GridSample: batch of X ({}) and grid ({}) differ", x.shape[0].to_string(),
               grid.shape[0].to_string());
-  return {Fact(x.dt, std::vector<Dim>{x.shape[0], x.shape[1], grid.shape[1], grid.shape[2]})};
+  std::vector<Dim> shape{x.shape[0], x.shape[1]};
+  for (size_t d = 0; d < r; d++) shape.push_back(grid.shape[1 + d]);
+  return {Fact(x.dt, shape)};
 }
 
 void GridSample::eval(EvalContext& ctx, const TensorRefs& inputs) const {
   const Tensor& x = required(inputs, 0, name());
   const Tensor& grid = required(inputs, 1, name());
-  KILN_ENSURE(x.rank() == 4 && grid.rank() == 4 && grid.dim(3) == 2 && grid.dim(0) == x.dim(0),
-              "GridSample: expected X [N,C,H,W] and grid [N,Ho,Wo,2], got [{}] and [{}]",
+  const size_t r = x.rank() >= 3 ? x.rank() - 2 : 0;
+  KILN_ENSURE(r >= 1 && grid.rank() == r + 2 && grid.shape().back() == static_cast<int64_t>(r) &&
+                  grid.dim(0) == x.dim(0),
+              "GridSample: expected X [N,C,D1..Dr] and grid [N,O1..Or,r], got [{}] and [{}]",
               shape_to_string(x.shape()), shape_to_string(grid.shape()));
-  const int64_t n = x.dim(0), c = x.dim(1), h = x.dim(2), w = x.dim(3);
-  const int64_t ho = grid.dim(1), wo = grid.dim(2);
-  Tensor& y = ctx.output(0, x.dtype(), {n, c, ho, wo});
+  KILN_ENSURE(r <= 3 || mode_ != Mode::Cubic, "GridSample: cubic sampling of {} dims", r);
+  const int64_t n = x.dim(0), c = x.dim(1);
+  int64_t plane = 1, points = 1;
+  for (size_t d = 0; d < r; d++) {
+    plane *= x.dim(2 + d);
+    points *= grid.dim(1 + d);
+  }
+  Shape& out_shape = ctx.temp_shape(0);
+  out_shape.assign({n, c});
+  for (size_t d = 0; d < r; d++) out_shape.push_back(grid.dim(1 + d));
+  Tensor& y = ctx.output(0, x.dtype(), out_shape);
+  auto size_of_dim = [&](size_t d) { return x.dim(2 + d); };
   auto unnormalize = [&](double v, int64_t size) {
     return align_corners_ ? (v + 1) / 2 * static_cast<double>(size - 1)
                           : ((v + 1) * static_cast<double>(size) - 1) / 2;
@@ -89,55 +103,65 @@ void GridSample::eval(EvalContext& ctx, const TensorRefs& inputs) const {
     }
     return v;
   };
+  // Per spatial dim (D1 first): the taps' indices and weights for one output point.
+  const int64_t width = mode_ == Mode::Nearest ? 1 : mode_ == Mode::Linear ? 2 : 4;
+  int64_t* idx = ctx.scratch<int64_t>(r * static_cast<size_t>(width));
+  double* wgt = ctx.scratch<double>(r * static_cast<size_t>(width));
+  int64_t taps = 1;
+  for (size_t d = 0; d < r; d++) taps *= width;
   dispatch_numeric(x.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (!std::is_integral_v<T>) {
       const T* px = x.data<T>();
       T* py = y.data<T>();
       for (int64_t b = 0; b < n; b++) {
-        for (int64_t i = 0; i < ho; i++) {
-          for (int64_t j = 0; j < wo; j++) {
-            int64_t g = ((b * ho + i) * wo + j) * 2;
-            double gx = unnormalize(grid.value_as_double(g), w);
-            double gy = unnormalize(grid.value_as_double(g + 1), h);
-            for (int64_t ch = 0; ch < c; ch++) {
-              const T* plane = px + (b * c + ch) * h * w;
-              auto at = [&](int64_t yy, int64_t xx) -> double {
-                if (yy < 0 || yy >= h || xx < 0 || xx >= w) return 0.0;
-                return static_cast<double>(plane[yy * w + xx]);
-              };
-              double v = 0;
-              if (mode_ == Mode::Nearest) {
-                double sx = pad_coord(gx, w), sy = pad_coord(gy, h);
-                v = at(static_cast<int64_t>(std::nearbyint(sy)),
-                       static_cast<int64_t>(std::nearbyint(sx)));
-              } else if (mode_ == Mode::Linear) {
-                double sx = pad_coord(gx, w), sy = pad_coord(gy, h);
-                double x0 = std::floor(sx), y0 = std::floor(sy);
-                double tx = sx - x0, ty = sy - y0;
-                auto ix = static_cast<int64_t>(x0), iy = static_cast<int64_t>(y0);
-                v = at(iy, ix) * (1 - tx) * (1 - ty) + at(iy, ix + 1) * tx * (1 - ty) +
-                    at(iy + 1, ix) * (1 - tx) * ty + at(iy + 1, ix + 1) * tx * ty;
-              } else {
-                // Bicubic pads each tap, not the coordinate.
-                double x0 = std::floor(gx), y0 = std::floor(gy);
-                double tx = gx - x0, ty = gy - y0;
-                auto tap = [&](int64_t idx, int64_t size) -> int64_t {
-                  if (padding_ == Padding::Zeros) return idx;
-                  double p = pad_coord(static_cast<double>(idx), size);
-                  return static_cast<int64_t>(p);
-                };
-                for (int64_t dy = -1; dy <= 2; dy++) {
-                  double wy = cubic_weight(static_cast<double>(dy) - ty);
-                  int64_t yy = tap(static_cast<int64_t>(y0) + dy, h);
-                  for (int64_t dx = -1; dx <= 2; dx++) {
-                    double wx = cubic_weight(static_cast<double>(dx) - tx);
-                    v += wy * wx * at(yy, tap(static_cast<int64_t>(x0) + dx, w));
-                  }
-                }
+        for (int64_t p = 0; p < points; p++) {
+          for (size_t d = 0; d < r; d++) {
+            const int64_t size = size_of_dim(d);
+            // grid's last axis holds (x, y, z...): the last spatial dim first.
+            double u = unnormalize(grid.value_as_double((b * points + p) * static_cast<int64_t>(r) +
+                                                        static_cast<int64_t>(r - 1 - d)),
+                                   size);
+            int64_t* ix = idx + d * static_cast<size_t>(width);
+            double* wx = wgt + d * static_cast<size_t>(width);
+            if (mode_ == Mode::Nearest) {
+              ix[0] = static_cast<int64_t>(std::nearbyint(pad_coord(u, size)));
+              wx[0] = 1;
+            } else if (mode_ == Mode::Linear) {
+              double s = pad_coord(u, size), f = std::floor(s);
+              ix[0] = static_cast<int64_t>(f);
+              ix[1] = ix[0] + 1;
+              wx[0] = 1 - (s - f);
+              wx[1] = s - f;
+            } else {  // cubic pads each tap, not the coordinate
+              double f = std::floor(u), t = u - f;
+              for (int64_t k = 0; k < 4; k++) {
+                int64_t at = static_cast<int64_t>(f) + k - 1;
+                ix[k] = padding_ == Padding::Zeros
+                            ? at
+                            : static_cast<int64_t>(pad_coord(static_cast<double>(at), size));
+                wx[k] = cubic_weight(static_cast<double>(k - 1) - t);
               }
-              py[((b * c + ch) * ho + i) * wo + j] = static_cast<T>(v);
             }
+          }
+          for (int64_t ch = 0; ch < c; ch++) {
+            const T* src = px + (b * c + ch) * plane;
+            double v = 0;
+            for (int64_t tap = 0; tap < taps; tap++) {
+              double w = 1;
+              int64_t offset = 0;
+              bool inside = true;
+              for (size_t d = 0, rest = static_cast<size_t>(tap); d < r; d++) {
+                size_t k = rest % static_cast<size_t>(width);
+                rest /= static_cast<size_t>(width);
+                int64_t i = idx[d * static_cast<size_t>(width) + k];
+                inside = inside && i >= 0 && i < size_of_dim(d);
+                w *= wgt[d * static_cast<size_t>(width) + k];
+                offset = offset * size_of_dim(d) + i;
+              }
+              if (inside && w != 0) v += w * static_cast<double>(src[offset]);
+            }
+            py[(b * c + ch) * points + p] = static_cast<T>(v);
           }
         }
       }
@@ -148,7 +172,10 @@ void GridSample::eval(EvalContext& ctx, const TensorRefs& inputs) const {
 Cost GridSample::cost(const FactRefs& inputs) const {
   std::vector<Fact> out = output_facts(inputs);
   Cost cst;
-  int64_t taps = mode_ == Mode::Nearest ? 0 : mode_ == Mode::Linear ? 4 : 16;
+  const int64_t r = static_cast<int64_t>(out[0].rank()) - 2;
+  int64_t taps = 1;
+  for (int64_t d = 0; d < r; d++)
+    taps *= mode_ == Mode::Nearest ? 0 : mode_ == Mode::Linear ? 2 : 4;
   cst.fma = out[0].volume() * Dim(taps);
   return cst;
 }

@@ -1,6 +1,6 @@
-// GridSample: samples X [N, C, H, W] at the normalized (x, y) locations of grid [N, Ho, Wo, 2]
-// (nearest / bilinear / bicubic; zeros / border / reflection padding), like PyTorch's
-// grid_sample which defines the ONNX semantics.
+// GridSample: samples X [N, C, D1, ..., Dr] at the normalized (x, y, z...) locations of grid
+// [N, O1, ..., Or, r] (nearest / n-linear / n-cubic; zeros / border / reflection padding), like
+// PyTorch's grid_sample which defines the ONNX semantics (N-D since opset 20).
 #pragma once
 
 #include <string>

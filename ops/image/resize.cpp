@@ -62,6 +62,9 @@ Attributes Resize::attributes() const {
   if (!o_.axes.empty()) a.push_back({"axes", fmt::format("{}", fmt::join(o_.axes, ","))});
   if (o_.aspect != AspectPolicy::Stretch)
     a.push_back({"keep_aspect_ratio_policy", kAspect[static_cast<int>(o_.aspect)]});
+  if (o_.integer_resized_length &&
+      (o_.coord == Coord::AlignCorners || o_.coord == Coord::TfCropAndResize))
+    a.push_back({"resized_length", "output"});
   return a;
 }
 
@@ -223,6 +226,8 @@ void Resize::eval(EvalContext& ctx, const TensorRefs& inputs) const {
     const int64_t len_in = in[ax], len_out = p.out[ax];
     const double s = p.scales[ax];
     const double resized = s * static_cast<double>(len_in);
+    const double length_resized =
+        o_.integer_resized_length ? static_cast<double>(len_out) : resized;
     std::vector<Taps> taps(static_cast<size_t>(len_out));
     for (int64_t o = 0; o < len_out; o++) {
       const double od = static_cast<double>(o);
@@ -241,7 +246,8 @@ void Resize::eval(EvalContext& ctx, const TensorRefs& inputs) const {
           xo = len_out > 1 ? (od + 0.5) / s - 0.5 : 0;
           break;
         case Coord::AlignCorners:
-          xo = resized == 1 ? 0 : od * static_cast<double>(len_in - 1) / (resized - 1);
+          xo =
+              length_resized == 1 ? 0 : od * static_cast<double>(len_in - 1) / (length_resized - 1);
           break;
         case Coord::Asymmetric:
           xo = od / s;
@@ -251,7 +257,7 @@ void Resize::eval(EvalContext& ctx, const TensorRefs& inputs) const {
           break;
         case Coord::TfCropAndResize: {
           double span = (roi_end[ax] - roi_start[ax]) * static_cast<double>(len_in - 1);
-          xo = resized == 1 ? span / 2 : od * span / (resized - 1);
+          xo = length_resized == 1 ? span / 2 : od * span / (length_resized - 1);
           xo += roi_start[ax] * static_cast<double>(len_in - 1);
           break;
         }

@@ -37,6 +37,10 @@ class Resize : public Op {
     bool antialias = false;
     std::vector<int64_t> axes;  // empty: all axes
     AspectPolicy aspect = AspectPolicy::Stretch;
+    // align_corners and tf_crop_and_resize divide by length_resized - 1: the output length (an
+    // integer) from Resize-18 on, as ONNX Runtime computes it; before, scale * input length, as
+    // ONNX 1.12's reference and backend test data do (they differ when that is fractional).
+    bool integer_resized_length = false;
   };
   // Parsers for the ONNX attribute strings; throw on unknown values.
   static Mode parse_mode(const std::string& s);

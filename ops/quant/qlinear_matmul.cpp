@@ -1,17 +1,27 @@
 #include "ops/quant/qlinear_matmul.h"
 
+#include "core/broadcast.h"
 #include "ops/quant/quant_util.h"
 
 namespace kiln::ops {
+
+namespace {
+// The float8 types QLinearMatMul takes since opset 21.
+bool is_float8(DatumType dt) {
+  return dt == DatumType::F8E4M3FN || dt == DatumType::F8E4M3FNUZ || dt == DatumType::F8E5M2 ||
+         dt == DatumType::F8E5M2FNUZ;
+}
+}  // namespace
 
 std::vector<Fact> QLinearMatMul::output_facts(const FactRefs& inputs) const {
   expect_inputs(name(), inputs.size(), 8, 8);
   const Fact& a = required(inputs, 0, name());
   const Fact& b = required(inputs, 3, name());
-  KILN_ENSURE(a.dt == DatumType::U8 || a.dt == DatumType::I8,
-              "QLinearMatMul: a must be u8 or i8, got {}", name_of(a.dt));
-  KILN_ENSURE(b.dt == DatumType::U8 || b.dt == DatumType::I8,
-              "QLinearMatMul: b must be u8 or i8, got {}", name_of(b.dt));
+  auto quantized = [](DatumType dt) {
+    return dt == DatumType::U8 || dt == DatumType::I8 || is_float8(dt);
+  };
+  KILN_ENSURE(quantized(a.dt), "QLinearMatMul: a must be u8, i8 or float8, got {}", name_of(a.dt));
+  KILN_ENSURE(quantized(b.dt), "QLinearMatMul: b must be u8, i8 or float8, got {}", name_of(b.dt));
   for (size_t i : {1, 4, 6})
     KILN_ENSURE(is_float(required(inputs, i, name()).dt),
                 "QLinearMatMul: input {} (a scale) must be float", i);
@@ -20,13 +30,71 @@ std::vector<Fact> QLinearMatMul::output_facts(const FactRefs& inputs) const {
   KILN_ENSURE(required(inputs, 5, name()).dt == b.dt,
               "QLinearMatMul: b_zero_point type differs from b");
   const Fact& yzp = required(inputs, 7, name());
-  KILN_ENSURE(yzp.dt == DatumType::U8 || yzp.dt == DatumType::I8,
-              "QLinearMatMul: y_zero_point must be u8 or i8, got {}", name_of(yzp.dt));
+  KILN_ENSURE(quantized(yzp.dt), "QLinearMatMul: y_zero_point must be u8, i8 or float8, got {}",
+              name_of(yzp.dt));
   return {Fact(yzp.dt, quant::matmul_output_dims(a.shape, b.shape, name()))};
 }
 
+namespace {
+
+// Opset 21's float8 operands: dequantize (x - zero point) * scale, multiply in float, quantize
+// the result (y / y_scale + y_zero_point, rounded to nearest even, saturating).
+void float8_qlinear_matmul(EvalContext& ctx, const TensorRefs& in) {
+  const Tensor &a = *in[0], &b = *in[3];
+  KILN_ENSURE(a.rank() >= 2 && b.rank() >= 2, "QLinearMatMul: float8 operands must be 2-D or more");
+  const int64_t m = a.dim(a.rank() - 2), k = a.dim(a.rank() - 1), n = b.dim(b.rank() - 1);
+  KILN_ENSURE(b.dim(b.rank() - 2) == k, "QLinearMatMul: inner dims {} and {} differ", k,
+              b.dim(b.rank() - 2));
+  Shape a_batch(a.shape().begin(), a.shape().end() - 2),
+      b_batch(b.shape().begin(), b.shape().end() - 2);
+  Shape batch = broadcast_shapes({a_batch, b_batch});
+  auto as = broadcast_strides(a_batch, batch), bs = broadcast_strides(b_batch, batch);
+  Shape out = batch;
+  out.push_back(m);
+  out.push_back(n);
+  Tensor& y = ctx.output(0, in[7]->dtype(), out);
+  auto scale = [&](size_t i, int64_t j) {
+    return in[i]->value_as_double(in[i]->numel() == 1 ? 0 : j);
+  };
+  const double y_scale = in[6]->value_as_double(0), y_zero = in[7]->value_as_double(0);
+  const int64_t batches = shape_numel(batch);
+  for (int64_t t = 0; t < batches; t++) {
+    int64_t ao = 0, bo = 0;
+    for (size_t d = batch.size(), r = static_cast<size_t>(t); d-- > 0;
+         r /= static_cast<size_t>(batch[d])) {
+      ao += static_cast<int64_t>(r % static_cast<size_t>(batch[d])) * as[d];
+      bo += static_cast<int64_t>(r % static_cast<size_t>(batch[d])) * bs[d];
+    }
+    for (int64_t i = 0; i < m; i++)
+      for (int64_t j = 0; j < n; j++) {
+        double acc = 0;
+        for (int64_t e = 0; e < k; e++) {
+          double av =
+              (a.value_as_double((ao * m + i) * k + e) - in[2]->value_as_double(0)) * scale(1, i);
+          double bv =
+              (b.value_as_double((bo * k + e) * n + j) - in[5]->value_as_double(0)) * scale(4, j);
+          acc += av * bv;
+        }
+        const int64_t at = (t * m + i) * n + j;
+        const double q = acc / y_scale + y_zero;
+        dispatch_pod(y.dtype(), [&](auto tag) {
+          using T = typename decltype(tag)::type;
+          if constexpr (is_minifloat_v<T>)
+            y.data<T>()[at] = T::from_bits(float_to_minifloat(T::format, static_cast<float>(q)));
+          else if constexpr (std::is_integral_v<T>)
+            quant::store_saturated(y, at, std::nearbyint(q));
+        });
+      }
+  }
+}
+
+}  // namespace
+
 void QLinearMatMul::eval(EvalContext& ctx, const TensorRefs& inputs) const {
   for (size_t i = 0; i < 8; i++) required(inputs, i, name());
+  if (is_float8(inputs[0]->dtype()) || is_float8(inputs[3]->dtype()) ||
+      is_float8(inputs[7]->dtype()))
+    return float8_qlinear_matmul(ctx, inputs);
   std::vector<float> as = quant::to_f32(*inputs[1], name());
   std::vector<float> bs = quant::to_f32(*inputs[4], name());
   std::vector<float> ys = quant::to_f32(*inputs[6], name());

@@ -1,11 +1,17 @@
 #include "ops/quant/quantize_linear.h"
 
-#include "ops/quant/quant_util.h"
+#include <cmath>
+
+#include "ops/quant/quant_params.h"
 
 namespace kiln::ops {
 
 Attributes QuantizeLinear::attributes() const {
-  return {{"axis", std::to_string(axis_)}, {"output_dtype", std::string(name_of(output_dt_))}};
+  Attributes a{{"axis", std::to_string(axis_)}, {"output_dtype", std::string(name_of(output_dt_))}};
+  if (o_.block_size) a.push_back({"block_size", std::to_string(o_.block_size)});
+  if (!o_.saturate) a.push_back({"saturate", "0"});
+  if (o_.precision) a.push_back({"precision", std::string(name_of(*o_.precision))});
+  return a;
 }
 
 std::vector<Fact> QuantizeLinear::output_facts(const FactRefs& inputs) const {
@@ -14,51 +20,83 @@ std::vector<Fact> QuantizeLinear::output_facts(const FactRefs& inputs) const {
   const Fact& scale = required(inputs, 1, name());
   KILN_ENSURE(is_float(x.dt) || x.dt == DatumType::I32,
               "QuantizeLinear: input must be float or i32, got {}", name_of(x.dt));
-  KILN_ENSURE(is_float(scale.dt), "QuantizeLinear: scale must be float, got {}", name_of(scale.dt));
-  quant::check_axis_param(x, scale, axis_, name(), "scale");
+  KILN_ENSURE(is_float(scale.dt) || scale.dt == DatumType::I32 || scale.dt == DatumType::F8E8M0,
+              "QuantizeLinear: scale must be float, i32 or float8e8m0, got {}", name_of(scale.dt));
+  quant::check_param(x, scale, axis_, o_.block_size, name(), "scale");
   DatumType dt = output_dt_;
   if (inputs.size() > 2 && inputs[2]) {
     dt = inputs[2]->dt;
-    KILN_ENSURE(inputs[2]->shape.size() == scale.shape.size(),
+    KILN_ENSURE(inputs[2]->rank() == scale.rank(),
                 "QuantizeLinear: zero point and scale shapes differ");
-    quant::check_axis_param(x, *inputs[2], axis_, name(), "zero point");
+    quant::check_param(x, *inputs[2], axis_, o_.block_size, name(), "zero point");
   }
-  KILN_ENSURE(quant::is_quantized_type(dt), "QuantizeLinear: unsupported output type {}",
+  KILN_ENSURE(quant::is_quantized_type_21(dt), "QuantizeLinear: unsupported output type {}",
               name_of(dt));
   return {Fact(dt, x.shape)};
 }
+
+namespace {
+
+// x / scale rounded to `precision` when it is a 16-bit float.
+float quotient(float x, float scale, DatumType precision) {
+  float q = x / scale;
+  if (precision == DatumType::F16) return static_cast<float>(f16(q));
+  if (precision == DatumType::BF16) return static_cast<float>(bf16(q));
+  return q;
+}
+
+}  // namespace
 
 void QuantizeLinear::eval(EvalContext& ctx, const TensorRefs& inputs) const {
   const Tensor& x = required(inputs, 0, name());
   const Tensor& scale = required(inputs, 1, name());
   const Tensor* zp = inputs.size() > 2 ? inputs[2] : nullptr;
-  DatumType dt = zp ? zp->dtype() : output_dt_;
-  KILN_ENSURE(quant::is_quantized_type(dt), "QuantizeLinear: unsupported output type {}",
+  const DatumType dt = zp ? zp->dtype() : output_dt_;
+  KILN_ENSURE(quant::is_quantized_type_21(dt), "QuantizeLinear: unsupported output type {}",
               name_of(dt));
-  quant::AxisParam sp = quant::axis_param(x.shape(), scale.shape(), axis_, name(), "scale");
-  std::vector<float> sv = quant::to_f32(scale, name());
-  std::vector<int32_t> zv = zp ? quant::to_i32(*zp, name()) : std::vector<int32_t>{0};
-  KILN_ENSURE(zv.size() == 1 || zv.size() == sv.size(),
-              "QuantizeLinear: zero point has {} values, scale has {}", zv.size(), sv.size());
+  quant::ParamMap sm =
+      quant::param_map(x.shape(), scale.shape(), axis_, o_.block_size, name(), "scale");
+  quant::ParamMap zm =
+      zp ? quant::param_map(x.shape(), zp->shape(), axis_, o_.block_size, name(), "zero point")
+         : quant::ParamMap{};
+  const DatumType precision = o_.precision.value_or(scale.dtype());
   Tensor& y = ctx.output(0, dt, x.shape());
   const int64_t n = x.numel();
-  if (x.dtype() == DatumType::I32) {
-    const int32_t* px = x.data<int32_t>();
-    for (int64_t i = 0; i < n; i++) {
-      size_t p = static_cast<size_t>(sp.index(i));
-      double q = std::nearbyint(static_cast<double>(px[i]) / static_cast<double>(sv[p]));
-      quant::store_saturated(y, i, q + zv[zv.size() == 1 ? 0 : p]);
-    }
+  if (is_narrow_float(dt)) {
+    dispatch_any(dt, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      if constexpr (is_minifloat_v<T>) {
+        T* py = y.data<T>();
+        for (int64_t i = 0; i < n; i++) {
+          float q = quotient(static_cast<float>(x.value_as_double(i)),
+                             static_cast<float>(scale.value_as_double(sm.index(i))), precision);
+          if (zp) q += static_cast<float>(zp->value_as_double(zm.index(i)));
+          py[i] = T::from_bits(float_to_minifloat(T::format, q, o_.saturate));
+        }
+      }
+    });
     return;
   }
-  std::vector<float> xv = quant::to_f32(x, name());
-  for (int64_t i = 0; i < n; i++) {
-    size_t p = static_cast<size_t>(sp.index(i));
-    // Divide in float like the reference does, so ties land the same way.
-    float d = xv[static_cast<size_t>(i)] / sv[p];
-    quant::store_saturated(y, i,
-                           std::nearbyint(static_cast<double>(d)) + zv[zv.size() == 1 ? 0 : p]);
-  }
+  const double lo = quant::quant_min(dt), hi = quant::quant_max(dt);
+  dispatch_pod(dt, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_integral_v<T> || is_narrow_int_v<T>) {
+      T* py = y.data<T>();
+      for (int64_t i = 0; i < n; i++) {
+        double q;
+        if (x.dtype() == DatumType::I32 && precision == DatumType::I32) {
+          q = std::nearbyint(x.value_as_double(i) / scale.value_as_double(sm.index(i)));
+        } else {
+          q = std::nearbyint(quotient(static_cast<float>(x.value_as_double(i)),
+                                      static_cast<float>(scale.value_as_double(sm.index(i))),
+                                      precision));
+        }
+        if (zp) q += zp->value_as_double(zm.index(i));
+        double v = std::isnan(q) ? lo : std::min(std::max(q, lo), hi);
+        py[i] = T(static_cast<int64_t>(v));
+      }
+    }
+  });
 }
 
 Cost QuantizeLinear::cost(const FactRefs& inputs) const {

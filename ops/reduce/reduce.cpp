@@ -66,7 +66,11 @@ std::optional<std::vector<size_t>> Reduce::resolve_axes(
 std::vector<Fact> Reduce::output_facts(const FactRefs& inputs) const {
   expect_inputs(name(), inputs.size(), 1, axes_ ? 1 : 2);
   const Fact& data = required(inputs, 0, name());
-  KILN_ENSURE(is_numeric(data.dt), "{}: unsupported input type {}", name(), name_of(data.dt));
+  // ReduceMax / ReduceMin take bools since opset 20 (any / all).
+  bool bool_ok =
+      data.dt == DatumType::Bool && (kind_ == ReduceKind::Max || kind_ == ReduceKind::Min);
+  KILN_ENSURE(is_numeric(data.dt) || bool_ok, "{}: unsupported input type {}", name(),
+              name_of(data.dt));
   std::optional<std::vector<int64_t>> axes = axes_;
   if (!axes_ && inputs.size() > 1 && inputs[1]) {
     const Fact& a = *inputs[1];
@@ -246,13 +250,18 @@ void Reduce::eval(EvalContext& ctx, const TensorRefs& inputs) const {
     given = true;
   }
   if (!given || axes.empty()) {
-    // Axes given as an (absent or empty) input honour noop_with_empty_axes.
-    if (noop_ && !axes_) {
+    // Axes given as an (absent or empty) input honour noop_with_empty_axes: no axis is
+    // reduced, each element is its own group -- the input itself, or its |x|, x^2, log x for
+    // the reductions that transform what they sum (as ONNX's reference and ONNX Runtime do).
+    const bool transforms = kind_ == ReduceKind::L1 || kind_ == ReduceKind::L2 ||
+                            kind_ == ReduceKind::LogSum || kind_ == ReduceKind::SumSquare;
+    if (noop_ && !axes_ && !transforms) {
       ctx.set_output_view(0, data, data.shape());
       return;
     }
     axes.clear();
-    for (size_t i = 0; i < rank; i++) axes.push_back(static_cast<int64_t>(i));
+    if (!(noop_ && !axes_))
+      for (size_t i = 0; i < rank; i++) axes.push_back(static_cast<int64_t>(i));
   } else {
     for (int64_t& a : axes) a = static_cast<int64_t>(normalize_axis(a, rank, name()));
     std::sort(axes.begin(), axes.end());
@@ -275,6 +284,15 @@ void Reduce::eval(EvalContext& ctx, const TensorRefs& inputs) const {
     if (keepdims_ || std::find(axes.begin(), axes.end(), static_cast<int64_t>(i)) == axes.end())
       out_shape.push_back(kept[i]);
   Tensor& out = ctx.output(0, data.dtype(), out_shape);
+  if (data.dtype() == DatumType::Bool) {  // Max / Min on bools: on their bytes, 0 or 1
+    KILN_ENSURE(kind_ == ReduceKind::Max || kind_ == ReduceKind::Min,
+                "{}: unsupported input type bool", name());
+    Tensor in_bytes, out_bytes;
+    in_bytes.assign_view(data, 0, DatumType::U8, data.shape());
+    out_bytes.assign_view(out, 0, DatumType::U8, out.shape());
+    reduce_typed<uint8_t>(ctx, kind_, in_bytes, strides, out_bytes);
+    return;
+  }
   dispatch_numeric(data.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     reduce_typed<T>(ctx, kind_, data, strides, out);

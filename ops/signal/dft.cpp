@@ -63,10 +63,12 @@ size_t Dft::resolve_axis(const FactRefs& inputs, size_t rank) const {
     KILN_ENSURE(v && v->size() == 1, "DFT: the axis input must be a constant scalar");
     axis = (*v)[0];
   }
-  // Negative axes count from the end of the signal dims (the last axis is real/imaginary).
-  int64_t signal_rank = static_cast<int64_t>(rank) - 1;
-  if (axis < 0) axis += signal_rank;
-  KILN_ENSURE(axis >= 1 && axis < signal_rank, "DFT: axis {} out of range for input rank {}", axis_,
+  // As the spec counts: negative axes from the back of all the dims, the last one (real /
+  // imaginary) excluded: [-r, -2] or [0, r - 2].
+  const int64_t r = static_cast<int64_t>(rank);
+  const int64_t given = axis;
+  if (axis < 0) axis += r;
+  KILN_ENSURE(axis >= 0 && axis <= r - 2, "DFT: axis {} out of range for input rank {}", given,
               rank);
   return static_cast<size_t>(axis);
 }
@@ -75,7 +77,7 @@ std::vector<Fact> Dft::output_facts(const FactRefs& inputs) const {
   expect_inputs(name(), inputs.size(), 1, 3);
   const Fact& x = required(inputs, 0, name());
   KILN_ENSURE(is_float(x.dt), "DFT: input must be float, got {}", name_of(x.dt));
-  KILN_ENSURE(x.rank() >= 3, "DFT: input must be [batch, signal..., 1 or 2], got rank {}",
+  KILN_ENSURE(x.rank() >= 2, "DFT: input must be [batch, signal..., 1 or 2], got rank {}",
               x.rank());
   KILN_ENSURE(x.shape.back() == Dim(1) || x.shape.back() == Dim(2),
               "DFT: last axis must be 1 (real) or 2 (complex), got {}", x.shape.back().to_string());

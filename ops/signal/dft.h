@@ -8,8 +8,8 @@ namespace kiln::ops {
 
 class Dft : public Op {
  public:
-  // axis counts the batch axis (ONNX: 1 is the first signal axis); it may be negative (from the
-  // end, not counting the trailing real/imaginary axis).
+  // axis counts the batch axis (ONNX: 1 is the first signal axis); negative values count from
+  // the back of all the dims ([-r, -2]: -2 is the last signal axis), as the spec says.
   Dft(int64_t axis, bool inverse, bool onesided)
       : axis_(axis), inverse_(inverse), onesided_(onesided) {}
   std::string name() const override { return "DFT"; }

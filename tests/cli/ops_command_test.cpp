@@ -6,7 +6,9 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "core/sequence.h"
 #include "io/tensor/tensor_files.h"
@@ -19,35 +21,93 @@ using kiln::testing::run_kiln;
 
 namespace fs = std::filesystem;
 
-TEST(OpsCommand, ListsSupportedOpsWithVersions) {
+std::vector<int> versions_of(const nlohmann::json& row, const char* key) {
+  return row[key].get<std::vector<int>>();
+}
+
+TEST(OpsCommand, ListsSupportedOpsWithTheVersionsKilnImplements) {
   auto [code, out] = run_kiln("ops --json", false);
   ASSERT_EQ(code, 0) << out;
   auto json = nlohmann::json::parse(out);
-  bool found_loop = false, found_map = false;
+  std::map<std::string, nlohmann::json> rows;
   for (const auto& row : json) {
-    if (row["op"] == "Loop") {
-      found_loop = true;
-      EXPECT_EQ(row["domain"], "ai.onnx");
-      EXPECT_EQ(row["since_opset"], 1);
-      auto versions = row["schema_versions"].get<std::vector<int>>();
-      EXPECT_NE(std::find(versions.begin(), versions.end(), 16), versions.end());
-    }
-    if (row["op"] == "SequenceMap") found_map = true;
     EXPECT_TRUE(row["supported"].get<bool>());
+    rows[row["domain"].get<std::string>() + "/" + row["op"].get<std::string>()] = row;
   }
-  EXPECT_TRUE(found_loop);
-  EXPECT_TRUE(found_map);
+  // Versions come from kiln's registry and the ONNX 1.23 spec, up to opset 25.
+  EXPECT_EQ(versions_of(rows.at("ai.onnx/Loop"), "versions"),
+            (std::vector<int>{1, 11, 13, 16, 19, 21, 23, 24, 25}));
+  EXPECT_EQ(versions_of(rows.at("ai.onnx/Pad"), "versions"),
+            (std::vector<int>{1, 2, 11, 13, 18, 19, 21, 23, 24, 25}));
+  EXPECT_EQ(versions_of(rows.at("ai.onnx/Attention"), "versions"), (std::vector<int>{23, 24, 25}));
+  EXPECT_EQ(versions_of(rows.at("ai.onnx/GroupNormalization"), "versions"),
+            (std::vector<int>{18, 21}));
+  EXPECT_EQ(rows.at("ai.onnx/RMSNormalization")["since_opset"], 23);
+  EXPECT_TRUE(rows.count("ai.onnx.ml/TreeEnsemble"));
+  EXPECT_TRUE(rows.count("ai.onnx/SequenceMap"));
+  for (const auto& [key, row] : rows)
+    for (int v : versions_of(row, "versions")) EXPECT_LE(v, 25) << key;
   auto [code2, table] = run_kiln("ops");
   EXPECT_EQ(code2, 0);
   EXPECT_NE(table.find("SplitToSequence"), std::string::npos);
+  EXPECT_NE(table.find("operator versions"), std::string::npos);
 }
 
-TEST(OpsCommand, MissingListsUnsupportedOnly) {
-  auto [code, out] = run_kiln("ops --missing");
+TEST(OpsCommand, MissingListsTheSpecsOperatorsKilnLacks) {
+  auto [code, out] = run_kiln("ops --missing --json", false);
   ASSERT_EQ(code, 0) << out;
-  EXPECT_NE(out.find("RandomNormal"), std::string::npos);
-  EXPECT_EQ(out.find("Gradient"), std::string::npos);
-  EXPECT_EQ(out.find(" Conv "), std::string::npos);
+  auto json = nlohmann::json::parse(out);
+  std::set<std::string> missing;
+  for (const auto& row : json) missing.insert(row["op"].get<std::string>());
+  // Newer than the opset 25 kiln implements, or with no translator at all.
+  EXPECT_TRUE(missing.count("BitCast"));
+  EXPECT_TRUE(missing.count("ImageDecoder"));
+  EXPECT_FALSE(missing.count("Attention"));
+  EXPECT_FALSE(missing.count("Conv"));
+  EXPECT_FALSE(missing.count("Gradient"));
+  auto [code2, table] = run_kiln("ops --missing");
+  EXPECT_EQ(code2, 0);
+  EXPECT_NE(table.find("not supported"), std::string::npos);
+}
+
+// A model importing an opset past 25 runs when its operators did not change since, with a
+// warning naming the opset; an operator whose newer version kiln lacks is refused, naming it.
+TEST(OpsCommand, NewerOpsetsWarnAndNewerVersionsAreRefused) {
+  fs::path dir = fs::temp_directory_path() / ("kiln_cli_opset_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  auto model_with = [&](int64_t opset, const std::string& op) {
+    onnx::ModelProto model;
+    model.set_ir_version(10);
+    model.add_opset_import()->set_version(opset);
+    auto* g = model.mutable_graph();
+    g->set_name("g");
+    auto* n = g->add_node();
+    n->set_op_type(op);
+    n->add_input("x");
+    n->add_output("y");
+    for (const char* name : {"x", "y"}) {
+      auto* v = name[0] == 'x' ? g->add_input() : g->add_output();
+      v->set_name(name);
+      v->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
+      v->mutable_type()->mutable_tensor_type()->mutable_shape()->add_dim()->set_dim_value(2);
+    }
+    std::string path = (dir / (op + std::to_string(opset) + ".onnx")).string();
+    std::ofstream(path, std::ios::binary) << model.SerializeAsString();
+    return path;
+  };
+  auto [code, out] = run_kiln("dump " + model_with(30, "Relu"));
+  EXPECT_EQ(code, 0) << out;
+  EXPECT_NE(out.find("opset 30 of ai.onnx"), std::string::npos) << out;
+  auto [quiet, quiet_out] = run_kiln("dump " + model_with(25, "Relu"));
+  EXPECT_EQ(quiet, 0) << quiet_out;
+  EXPECT_EQ(quiet_out.find("newer than"), std::string::npos) << quiet_out;
+  // Celu-28 is newer than kiln's Celu-12.
+  auto [refused, refused_out] = run_kiln("dump " + model_with(28, "Celu"));
+  EXPECT_EQ(refused, 1);
+  EXPECT_NE(refused_out.find("version 28 of Celu, kiln implements versions up to"),
+            std::string::npos)
+      << refused_out;
+  fs::remove_all(dir);
 }
 
 // A model: seq = SplitToSequence(x, axis=0, keepdims=0); y = SequenceLength(seq).

@@ -45,6 +45,19 @@ DatumType cast_target(NodeContext& ctx) {
   return *dt;
 }
 
+// saturate (19+) and round_mode (25, float8e8m0). Cast-19..24's table maps +-Inf to NaN for
+// the FNUZ types even when saturating; Cast-25's maps them to +-FLT_MAX, like ONNX Runtime for
+// every version: kiln does the same for every version.
+ops::CastOptions cast_options(NodeContext& ctx) {
+  ops::CastOptions o;
+  o.saturate = ctx.attr_int("saturate", 1) != 0;
+  std::string round = ctx.attr_string("round_mode", "up");
+  KILN_ENSURE(round == "up" || round == "down" || round == "nearest",
+              "{}: round_mode must be up, down or nearest, got '{}'", ctx.op_type(), round);
+  o.e8m0_round = round == "up" ? 0 : round == "down" ? 1 : 2;
+  return o;
+}
+
 }  // namespace
 
 void register_elementwise_ops(OpRegistry& registry) {
@@ -118,6 +131,10 @@ void register_elementwise_ops(OpRegistry& registry) {
     p.detect_negative = ctx.attr_int("detect_negative", 1) != 0;
     return p;
   });
+  add_unary(registry, "Mish", UnaryKind::Mish);
+  registry.implements("Mish", 22);
+  add_unary(registry, "Swish", UnaryKind::Swish, alpha(1.0f));
+  registry.implements("Swish", 24);
   registry.add("Gelu", [](NodeContext& ctx) {
     std::string approximate = ctx.attr_string("approximate", "none");
     KILN_ENSURE(approximate == "none" || approximate == "tanh", "Gelu: unknown approximate '{}'",
@@ -190,10 +207,12 @@ void register_elementwise_ops(OpRegistry& registry) {
     ctx.wire(std::make_shared<ops::Clip>());
   });
 
-  registry.add("Cast",
-               [](NodeContext& ctx) { ctx.wire(std::make_shared<ops::Cast>(cast_target(ctx))); });
-  registry.add("CastLike",
-               [](NodeContext& ctx) { ctx.wire(std::make_shared<ops::Cast>(std::nullopt)); });
+  registry.add("Cast", [](NodeContext& ctx) {
+    ctx.wire(std::make_shared<ops::Cast>(cast_target(ctx), cast_options(ctx)));
+  });
+  registry.add("CastLike", [](NodeContext& ctx) {
+    ctx.wire(std::make_shared<ops::Cast>(std::nullopt, cast_options(ctx)));
+  });
 }
 
 }  // namespace kiln::onnx_io

@@ -32,6 +32,12 @@ ops::quant::ConvGeometry conv_geometry(NodeContext& ctx) {
   return g;
 }
 
+DatumType onnx_dtype(NodeContext& ctx, const std::string& attr) {
+  auto dt = datum_type_from_onnx(static_cast<int>(ctx.attr_int(attr)));
+  KILN_ENSURE(dt.has_value(), "{}: unsupported {} {}", ctx.op_type(), attr, ctx.attr_int(attr));
+  return *dt;
+}
+
 // Resize-10 and Upsample: asymmetric coordinates, nearest picks like the original Upsample.
 ops::Resize::Options legacy_resize_options(NodeContext& ctx) {
   ops::Resize::Options o;
@@ -59,6 +65,7 @@ void register_resize_ops(OpRegistry& registry) {
     o.antialias = ctx.attr_int("antialias", 0) != 0;
     o.axes = ctx.attr_ints("axes", std::vector<int64_t>{});
     o.aspect = ops::Resize::parse_aspect(ctx.attr_string("keep_aspect_ratio_policy", "stretch"));
+    o.integer_resized_length = ctx.opset() >= 18;
     ctx.wire(std::make_shared<ops::Resize>(o));
   });
   registry.add("Upsample", [](NodeContext& ctx) {
@@ -120,21 +127,26 @@ void register_sampling_ops(OpRegistry& registry) {
 void register_quant_ops(OpRegistry& registry) {
   registry.add("QuantizeLinear", [](NodeContext& ctx) {
     DatumType out = DatumType::U8;
-    if (ctx.has_attr("output_dtype") && ctx.attr_int("output_dtype") != 0) {
-      auto dt = datum_type_from_onnx(static_cast<int>(ctx.attr_int("output_dtype")));
-      KILN_ENSURE(dt.has_value(), "QuantizeLinear: unsupported output_dtype {}",
-                  ctx.attr_int("output_dtype"));
-      out = *dt;
-    }
-    KILN_ENSURE(ctx.attr_int("block_size", 0) == 0,
-                "QuantizeLinear: block quantization is not supported");
-    ctx.wire(std::make_shared<ops::QuantizeLinear>(ctx.attr_int("axis", 1), out));
+    if (ctx.has_attr("output_dtype") && ctx.attr_int("output_dtype") != 0)
+      out = onnx_dtype(ctx, "output_dtype");
+    ops::QuantizeOptions o;
+    o.block_size = ctx.attr_int("block_size", 0);
+    KILN_ENSURE(o.block_size >= 0, "QuantizeLinear: negative block_size {}", o.block_size);
+    o.saturate = ctx.attr_int("saturate", 1) != 0;
+    if (ctx.has_attr("precision") && ctx.attr_int("precision") != 0)
+      o.precision = onnx_dtype(ctx, "precision");
+    ctx.wire(std::make_shared<ops::QuantizeLinear>(ctx.attr_int("axis", 1), out, o));
   });
+  registry.implements("QuantizeLinear", 25);
   registry.add("DequantizeLinear", [](NodeContext& ctx) {
-    KILN_ENSURE(ctx.attr_int("block_size", 0) == 0,
-                "DequantizeLinear: block quantization is not supported");
-    ctx.wire(std::make_shared<ops::DequantizeLinear>(ctx.attr_int("axis", 1)));
+    int64_t block = ctx.attr_int("block_size", 0);
+    KILN_ENSURE(block >= 0, "DequantizeLinear: negative block_size {}", block);
+    std::optional<DatumType> out;
+    if (ctx.has_attr("output_dtype") && ctx.attr_int("output_dtype") != 0)
+      out = onnx_dtype(ctx, "output_dtype");
+    ctx.wire(std::make_shared<ops::DequantizeLinear>(ctx.attr_int("axis", 1), block, out));
   });
+  registry.implements("DequantizeLinear", 25);
   registry.add("DynamicQuantizeLinear",
                [](NodeContext& ctx) { ctx.wire(std::make_shared<ops::DynamicQuantizeLinear>()); });
   registry.add("MatMulInteger",

@@ -19,5 +19,13 @@ void register_text_ops(OpRegistry& registry);
 void register_training_ops(OpRegistry& registry);
 void register_sequence_ops(OpRegistry& registry);
 void register_gradient_ops(OpRegistry& registry);
+void register_norm_ops(OpRegistry& registry);
+void register_attention_ops(OpRegistry& registry);
+void register_geometry_ops(OpRegistry& registry);
+void register_random_ops(OpRegistry& registry);
+void register_ml_ops(OpRegistry& registry);
+void register_ml_tree_ops(OpRegistry& registry);
+// Last: the newer versions the translators registered above implement.
+void register_newer_versions(OpRegistry& registry);
 
 }  // namespace kiln::onnx_io

@@ -31,7 +31,7 @@ void register_signal_ops(OpRegistry& registry) {
   registry.add("DFT", [](NodeContext& ctx) {
     // opset 17: axis attribute (default 1); opset 20: axis input (default -2, i.e. the last
     // signal axis), handled by the op when given.
-    int64_t axis = ctx.opset() >= 20 ? -1 : ctx.attr_int("axis", 1);
+    int64_t axis = ctx.opset() >= 20 ? -2 : ctx.attr_int("axis", 1);
     ctx.wire(std::make_shared<ops::Dft>(axis, ctx.attr_int("inverse", 0) != 0,
                                         ctx.attr_int("onesided", 0) != 0));
   });

@@ -1,12 +1,33 @@
-// ONNX translators for the text ops: StringNormalizer, TfIdfVectorizer.
+// ONNX translators for the text ops: StringNormalizer, TfIdfVectorizer, StringConcat,
+// StringSplit and RegexFullMatch (opset 20).
 #include "base/error.h"
 #include "io/onnx/ops/register_all.h"
+#include "ops/text/regex_full_match.h"
+#include "ops/text/string_concat.h"
 #include "ops/text/string_normalizer.h"
+#include "ops/text/string_split.h"
 #include "ops/text/tfidf_vectorizer.h"
 
 namespace kiln::onnx_io {
 
 void register_text_ops(OpRegistry& registry) {
+  registry.add(
+      "StringConcat", [](NodeContext& ctx) { ctx.wire(std::make_shared<ops::StringConcat>()); }, "",
+      20);
+  registry.add(
+      "StringSplit",
+      [](NodeContext& ctx) {
+        std::optional<int64_t> maxsplit;
+        if (ctx.has_attr("maxsplit")) maxsplit = ctx.attr_int("maxsplit");
+        ctx.wire(std::make_shared<ops::StringSplit>(ctx.attr_string("delimiter", ""), maxsplit));
+      },
+      "", 20);
+  registry.add(
+      "RegexFullMatch",
+      [](NodeContext& ctx) {
+        ctx.wire(std::make_shared<ops::RegexFullMatch>(ctx.attr_string("pattern")));
+      },
+      "", 20);
   registry.add("StringNormalizer", [](NodeContext& ctx) {
     std::string action = ctx.attr_string("case_change_action", "NONE");
     ops::CaseChange change = ops::CaseChange::None;

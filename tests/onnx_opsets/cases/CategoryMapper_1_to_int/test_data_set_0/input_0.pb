@@ -1,0 +1,1 @@
+2Amy2Sally2Dori2Bob2Amy2ZedBx

@@ -1,0 +1,1 @@
+2Zed2Amy2none2BobBy

@@ -1,0 +1,1 @@
+2a2Kiln2onnxBb

@@ -1,0 +1,1 @@
+2q2_Unused2oneBy

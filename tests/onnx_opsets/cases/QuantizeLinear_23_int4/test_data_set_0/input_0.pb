@@ -1,0 +1,1 @@
+BxJ`5ÃhAó@ÀF‡AîùX@ŸimÀhÓÀJ«%ANBAd©šA-G‘AÒAœEjÁ+ã4A©Ð_ÀKATÖAÈÍ•À"e?A‹Í AÏæKÁÛŒÀ¥Š)Á âÀEzA

@@ -1,0 +1,1 @@
+BupdatesJ_CR?Å='¾BlQ¾lYE¼E$1¿p¿

@@ -1,0 +1,1 @@
+2neg2pos2pos2pos2posBlabel
