@@ -11,6 +11,8 @@ packages=(
   libarchive-dev zlib1g-dev
   libonnx-testdata
   python3 clang-format
+  # the Python module's tests (python/tests, ctypes over libkiln.so)
+  python3-numpy python3-pytest
   libclang-rt-14-dev
   # headless rendering of `kiln profile --html` (tests/cli/html_report_browser_test.sh)
   chromium
