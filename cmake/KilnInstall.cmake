@@ -59,3 +59,28 @@ set(KILN_PYTHON_DIR lib/python3/dist-packages CACHE STRING "Where the kiln Pytho
 if(KILN_BUILD_SHARED)
   install(DIRECTORY python/kiln DESTINATION ${KILN_PYTHON_DIR} PATTERN __pycache__ EXCLUDE)
 endif()
+
+# Debian package (cpack -G DEB in the build folder): one package `kiln` with the executable,
+# libkiln, headers, CMake and pkg-config files and the Python package; Depends from
+# dpkg-shlibdeps. A cross build (cmake/toolchains/) gives the target's architecture.
+set(CPACK_GENERATOR DEB)
+set(CPACK_PACKAGE_NAME kiln)
+set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
+set(CPACK_PACKAGE_CONTACT "kiln developers <kiln-dev@localhost>")
+set(CPACK_PACKAGE_DESCRIPTION_SUMMARY
+    "Neural-network inference for small CPUs: kiln command, C/C++ library, Python module")
+set(CPACK_DEBIAN_PACKAGE_DESCRIPTION
+    "kiln loads ONNX models, TensorFlow frozen graphs and NNEF, optimizes them for the CPU it runs\non, runs, benchmarks and profiles them, and converts them to NNEF. This package holds the\nkiln command, libkiln (shared when built, and static) with its C and C++ headers, CMake and\npkg-config files, and the kiln Python module (ctypes, numpy).")
+set(CPACK_DEBIAN_PACKAGE_SECTION science)
+set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
+set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "python3-numpy")
+set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
+if(CMAKE_SYSTEM_PROCESSOR MATCHES "^(aarch64|arm64)$")
+  set(CPACK_DEBIAN_PACKAGE_ARCHITECTURE arm64)
+elseif(CMAKE_SYSTEM_PROCESSOR MATCHES "^arm")
+  set(CPACK_DEBIAN_PACKAGE_ARCHITECTURE armhf)
+elseif(CMAKE_SYSTEM_PROCESSOR MATCHES "^(x86_64|AMD64|amd64)$")
+  set(CPACK_DEBIAN_PACKAGE_ARCHITECTURE amd64)
+endif()
+include(CPack)
