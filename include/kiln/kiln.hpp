@@ -174,6 +174,8 @@ enum class Stage { Typed, Declutter, Optimize };
 
 class Runnable;
 class Session;
+class PulsedRunnable;
+class StreamSession;
 
 // A model as loaded, before optimization: its inputs' facts can still change.
 class KILN_API Model {
@@ -206,6 +208,10 @@ class KILN_API Model {
   Runnable optimize() const;
   // Takes the model to `stage` and plans it (Typed: runs the ops as loaded).
   Runnable prepare(Stage stage) const;
+  // Streaming (docs/streaming.md), as `kiln run --pulse`: `pulse` is "8" (P frames per call
+  // along the only symbol of the input facts) or "S=8". The input facts must be symbolic along
+  // the stream axis (e.g. "1,40,S,f32").
+  PulsedRunnable pulse(const std::string& pulse) const;
 
   struct Impl;
 
@@ -239,6 +245,52 @@ class KILN_API Runnable {
   friend class Model;
   explicit Runnable(std::shared_ptr<const Impl> impl);
   std::shared_ptr<const Impl> impl_;
+};
+
+// A pulsed (streaming) model, optimized and planned: immutable, shared by its StreamSessions.
+class KILN_API PulsedRunnable {
+ public:
+  int64_t pulse() const;  // frames of each streaming input per push
+  // Frames output `index` lags the whole-input model by.
+  int64_t delay(size_t output) const;
+  size_t num_inputs() const;
+  size_t num_outputs() const;
+  std::string input_name(size_t index) const;
+  std::string output_name(size_t index) const;
+  StreamSession stream_session(const SessionOptions& options = {}) const;
+
+  struct Impl;
+
+ private:
+  friend class Model;
+  explicit PulsedRunnable(std::shared_ptr<const Impl> impl);
+  std::shared_ptr<const Impl> impl_;
+};
+
+// A streaming session: push() P frames at a time, get P frames of each output (delayed by
+// delay(i) frames); or run_whole() a whole input. One thread at a time.
+class KILN_API StreamSession {
+ public:
+  StreamSession(StreamSession&&) noexcept;
+  StreamSession& operator=(StreamSession&&) noexcept;
+  ~StreamSession();
+
+  std::vector<Tensor> push(const std::vector<Tensor>& inputs);
+  // The whole inputs cut into pulses and pushed, outputs concatenated without their delay: the
+  // whole-input model's outputs. Resets first.
+  std::vector<Tensor> run_whole(const std::vector<Tensor>& inputs);
+  // Back to the stream start.
+  void reset();
+  // The stream's length in frames once known (the padding at its end needs it).
+  void set_stream_length(int64_t frames);
+  int64_t pulses() const;  // pushes since the start
+
+  struct Impl;
+
+ private:
+  friend class PulsedRunnable;
+  explicit StreamSession(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
 };
 
 // Per-node timings of one run (Session::profile).

@@ -41,6 +41,7 @@ fs::path shared_model(const std::string& name) {
 // Max |a - b| over the elements, after checking type and shape; fails the test on a mismatch
 // beyond atol + rtol * |b|.
 void expect_close(const Tensor& got, const Tensor& want, double rtol = 1e-4, double atol = 1e-5) {
+  ASSERT_FALSE(got.is_null());
   ASSERT_EQ(got.dtype(), want.dtype());
   ASSERT_EQ(got.shape(), want.shape());
   ASSERT_EQ(got.dtype(), DataType::F32);
@@ -244,6 +245,49 @@ TEST(ApiModel, SileroInputsByNameWithAConstantFact) {
   inputs["sr"] = Tensor::from_vector<int64_t>({}, {8000});
   std::string wrong_constant = error_of([&] { session.run(inputs); });
   EXPECT_NE(wrong_constant.find("sr"), std::string::npos) << wrong_constant;
+}
+
+TEST(ApiStream, PulsedModelMatchesTheWholeInputModel) {
+  REQUIRE_MODEL(dir, "wavenet_kws");
+  Model model = Model::load((dir / "model.onnx").string());
+  EXPECT_EQ(model.input_fact(0), "1,40,S,f32");
+  Tensor input = read_tensor((dir / "test_data_set_0" / "input_0.pb").string());
+  Tensor expected = read_tensor((dir / "test_data_set_0" / "output_0.pb").string());
+  PulsedRunnable pulsed = model.pulse("8");
+  EXPECT_EQ(pulsed.pulse(), 8);
+  ASSERT_EQ(pulsed.num_outputs(), 1u);
+  EXPECT_EQ(pulsed.delay(0), 0);  // what `kiln run --pulse 8` reports for this model
+  StreamSession stream = pulsed.stream_session({1});
+  auto whole = stream.run_whole({input});
+  ASSERT_EQ(whole.size(), 1u);
+  expect_close(whole[0], expected);
+
+  // Pulse by pulse: 8 frames in, 8 frames of the output out, the same values.
+  stream.reset();
+  auto shape = input.shape();
+  const int64_t frames = shape[2], channels = shape[1];
+  ASSERT_EQ(frames % 8, 0);
+  const float* x = input.data_as<float>();
+  const float* want = expected.data_as<float>();
+  const int64_t classes = expected.shape()[1];
+  int64_t bad = 0;
+  for (int64_t p = 0; p < frames / 8; p++) {
+    std::vector<float> chunk(static_cast<size_t>(channels * 8));
+    for (int64_t c = 0; c < channels; c++)
+      for (int64_t f = 0; f < 8; f++) chunk[c * 8 + f] = x[c * frames + p * 8 + f];
+    auto out = stream.push({Tensor::from_vector<float>({1, channels, 8}, chunk)});
+    ASSERT_EQ(out[0].shape(), (std::vector<int64_t>{1, classes, 8}));
+    const float* y = out[0].data_as<float>();
+    for (int64_t k = 0; k < classes; k++)
+      for (int64_t f = 0; f < 8; f++) {
+        float w = want[k * frames + p * 8 + f];
+        if (!(std::fabs(y[k * 8 + f] - w) <= 1e-5 + 1e-4 * std::fabs(w))) bad++;
+      }
+  }
+  EXPECT_EQ(bad, 0);
+  EXPECT_EQ(stream.pulses(), frames / 8);
+  EXPECT_NE(error_of([&] { stream.push({Tensor(DataType::F32, {1, channels, 7})}); }), "");
+  EXPECT_NE(error_of([&] { Model::load((dir / "model.onnx").string()).pulse("x"); }), "");
 }
 
 // include/kiln/error.h and base/error.h define the same kiln::Error (libkiln's sources see the
