@@ -6,6 +6,8 @@
 
 #include <cstring>
 #include <deque>
+#include <map>
+#include <mutex>
 #include <new>
 #include <optional>
 
@@ -13,13 +15,28 @@
 
 using namespace kiln::api;
 
+// Names and facts handed out as const char*: kept (stable addresses) as long as the handle; the
+// same text for the same question is handed out once.
+struct HandedOut {
+  std::mutex mutex;  // a kiln_runnable is shared between threads
+  std::deque<std::string> strings;
+  std::map<std::string, const char*> by_key;
+  const char* keep(const std::string& key, std::string value) {
+    std::lock_guard<std::mutex> lock(mutex);
+    auto it = by_key.find(key);
+    if (it != by_key.end() && value == it->second) return it->second;
+    const char* p = strings.emplace_back(std::move(value)).c_str();
+    by_key[key] = p;
+    return p;
+  }
+};
 struct kiln_model {
   Model model;
-  std::deque<std::string> strings;  // names and facts handed out (stable addresses)
+  HandedOut strings;
 };
 struct kiln_runnable {
   Runnable runnable;
-  std::deque<std::string> strings;
+  HandedOut strings;
 };
 struct kiln_session {
   Session session;
@@ -85,8 +102,8 @@ kiln_status check_index(const Handle* h, size_t index, size_t count, const char*
 }
 
 template <typename Handle, typename Get>
-kiln_status hand_out(Handle* h, const char** out, Get&& get) {
-  return call([&] { *out = h->strings.emplace_back(get()).c_str(); });
+kiln_status hand_out(Handle* h, const char* what, size_t index, const char** out, Get&& get) {
+  return call([&] { *out = h->strings.keep(fmt::format("{} {}", what, index), get()); });
 }
 
 kiln_status collect_inputs(const kiln_tensor* const* inputs, size_t n, std::vector<Tensor>& out) {
@@ -166,7 +183,7 @@ kiln_status kiln_model_input_name(const kiln_model* model, size_t index, const c
   KILN_C_REQUIRE(out);
   if (auto s = check_index(model, index, model->model.num_inputs(), "input")) return s;
   auto* m = const_cast<kiln_model*>(model);
-  return hand_out(m, out, [&] { return m->model.input_name(index); });
+  return hand_out(m, "input_name", index, out, [&] { return m->model.input_name(index); });
 }
 
 kiln_status kiln_model_output_name(const kiln_model* model, size_t index, const char** out) {
@@ -174,7 +191,7 @@ kiln_status kiln_model_output_name(const kiln_model* model, size_t index, const 
   KILN_C_REQUIRE(out);
   if (auto s = check_index(model, index, model->model.num_outputs(), "output")) return s;
   auto* m = const_cast<kiln_model*>(model);
-  return hand_out(m, out, [&] { return m->model.output_name(index); });
+  return hand_out(m, "output_name", index, out, [&] { return m->model.output_name(index); });
 }
 
 kiln_status kiln_model_input_fact(const kiln_model* model, size_t index, const char** out) {
@@ -182,7 +199,7 @@ kiln_status kiln_model_input_fact(const kiln_model* model, size_t index, const c
   KILN_C_REQUIRE(out);
   if (auto s = check_index(model, index, model->model.num_inputs(), "input")) return s;
   auto* m = const_cast<kiln_model*>(model);
-  return hand_out(m, out, [&] { return m->model.input_fact(index); });
+  return hand_out(m, "input_fact", index, out, [&] { return m->model.input_fact(index); });
 }
 
 kiln_status kiln_model_set_input_fact(kiln_model* model, const char* spec) {
@@ -233,7 +250,7 @@ kiln_status kiln_runnable_num_outputs(const kiln_runnable* runnable, size_t* out
     KILN_C_REQUIRE(out);                                                                   \
     if (auto s = check_index(runnable, index, runnable->runnable.count(), what)) return s; \
     auto* r = const_cast<kiln_runnable*>(runnable);                                        \
-    return hand_out(r, out, [&] { return r->runnable.getter(index); });                    \
+    return hand_out(r, #getter, index, out, [&] { return r->runnable.getter(index); });    \
   }
 KILN_C_RUNNABLE_STRING(kiln_runnable_input_name, num_inputs, input_name, "input")
 KILN_C_RUNNABLE_STRING(kiln_runnable_output_name, num_outputs, output_name, "output")

@@ -108,8 +108,15 @@ void Model::set_input_fact(const std::string& spec) {
 void Model::set_input_fact(size_t index, const std::string& fact) {
   guarded([&] {
     check_index(index, num_inputs(), "input");
-    size_t unused = 0;
-    io::apply_input_fact(*impl_->graph, impl_->graph->input_name(index) + ":" + fact, unused);
+    std::string name = impl_->graph->input_name(index);
+    Fact parsed;
+    try {
+      parsed = Fact::parse(fact);
+    } catch (Error& e) {
+      e.with_context("-i " + name + ":" + fact);
+      throw;
+    }
+    impl_->graph->set_input_fact(index, std::move(parsed));
   });
 }
 

@@ -37,7 +37,12 @@ std::shared_ptr<Graph> load_model_with_facts(const ModelOptions& options) {
   std::optional<io::ModelFormat> format;
   if (!options.format.empty()) format = io::parse_model_format(options.format);
   auto graph = io::load_model(options.path, format, {options.input_nodes, options.output_nodes});
-  io::apply_input_facts(*graph, options.input_facts);
+  size_t positional = 0;
+  for (const auto& spec : options.input_facts) {
+    size_t i = io::apply_input_fact(*graph, spec, positional);
+    spdlog::info("input {} '{}' fact set to {}", i, graph->input_name(i),
+                 graph->fact(graph->inputs()[i]).to_string());
+  }
   return graph;
 }
 

@@ -1,7 +1,5 @@
 #include "io/input_facts.h"
 
-#include <spdlog/spdlog.h>
-
 #include "base/error.h"
 
 namespace kiln::io {
@@ -11,7 +9,7 @@ void apply_input_facts(Graph& graph, const std::vector<std::string>& specs) {
   for (const auto& spec : specs) apply_input_fact(graph, spec, positional);
 }
 
-void apply_input_fact(Graph& graph, const std::string& text, size_t& positional) {
+size_t apply_input_fact(Graph& graph, const std::string& text, size_t& positional) {
   size_t colon = text.find(':');
   size_t index;
   std::string fact_text = text;
@@ -38,8 +36,8 @@ void apply_input_fact(Graph& graph, const std::string& text, size_t& positional)
     e.with_context("-i " + text);
     throw;
   }
-  spdlog::info("input {} '{}' fact set to {}", index, graph.input_name(index), fact.to_string());
   graph.set_input_fact(index, std::move(fact));
+  return index;
 }
 
 }  // namespace kiln::io

@@ -15,6 +15,7 @@ namespace kiln::io {
 // many positional specs or a fact that does not parse.
 void apply_input_facts(Graph& graph, const std::vector<std::string>& specs);
 // One spec; `positional` counts the specs without a name so far (the next one's input index).
-void apply_input_fact(Graph& graph, const std::string& spec, size_t& positional);
+// Returns the index of the input it set.
+size_t apply_input_fact(Graph& graph, const std::string& spec, size_t& positional);
 
 }  // namespace kiln::io

@@ -158,6 +158,10 @@ TEST(ApiModel, RunErrorsNameTheInput) {
             "the model has no input named 'nope' (inputs: " + name + ")");
   EXPECT_EQ(error_of([&] { model.set_input_fact("nope:1,2,f32"); }),
             "-i nope:1,2,f32: the model has no input named 'nope' (inputs: " + name + ")");
+  std::string bad_fact = error_of([&] { model.set_input_fact(0, "1,,f32"); });
+  EXPECT_EQ(bad_fact.rfind("-i " + name + ":1,,f32: empty dimension in fact", 0), 0u) << bad_fact;
+  EXPECT_EQ(error_of([&] { model.set_input_fact(3, "1,f32"); }),
+            "input 3 out of range: the model has 1 inputs");
   std::vector<float> small(3);
   std::string short_buffer = error_of([&] {
     session.run({ConstBuffer{DataType::F32, input.shape(), input.data(), input.nbytes()}},
@@ -192,6 +196,28 @@ TEST(ApiModel, InputFactsFromMemoryAndNnefRoundTrip) {
   Model from_memory = Model::load_from_memory(archive.data(), archive.size(), Format::Nnef);
   expect_close(from_memory.optimize().run({input})[0], expected);
   fs::remove(nnef);
+}
+
+TEST(ApiModel, TensorFlowFromFileAndMemory) {
+  auto models = shared_models();
+  auto pb = models / "tf-ml-kws" / "DS_CNN_S.pb";
+  if (models.empty() || !fs::exists(pb)) GTEST_SKIP() << "no " << pb << " (KILN_SHARED_MODELS)";
+  Model from_file = Model::load(pb.string());
+  std::string bytes = read_file(pb);
+  Model from_memory =
+      Model::load_from_memory(bytes.data(), bytes.size(), Format::TensorFlow, "DS_CNN_S.pb");
+  ASSERT_EQ(from_file.num_inputs(), from_memory.num_inputs());
+  ASSERT_EQ(from_file.num_outputs(), from_memory.num_outputs());
+  for (size_t i = 0; i < from_file.num_inputs(); i++) {
+    EXPECT_EQ(from_file.input_name(i), from_memory.input_name(i));
+    EXPECT_EQ(from_file.input_fact(i), from_memory.input_fact(i));
+  }
+  EXPECT_EQ(from_file.output_name(0), from_memory.output_name(0));
+  std::string junk = "garbage, not a GraphDef";
+  EXPECT_NE(error_of([&] {
+              Model::load_from_memory(junk.data(), junk.size(), Format::TensorFlow, "junk.pb");
+            }).find("junk.pb"),
+            std::string::npos);
 }
 
 TEST(ApiModel, TwoSessionsOnTwoThreadsShareOneRunnable) {
