@@ -6,12 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define TRY(call)                                                \
-  do {                                                           \
-    if ((call) != KILN_OK) {                                     \
+#define TRY(call)                                                 \
+  do {                                                            \
+    if ((call) != KILN_OK) {                                      \
       fprintf(stderr, "embed_c: error: %s\n", kiln_last_error()); \
-      return 1;                                                  \
-    }                                                            \
+      return 1;                                                   \
+    }                                                             \
   } while (0)
 
 int main(int argc, char** argv) {
