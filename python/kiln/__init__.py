@@ -59,7 +59,7 @@ class _Tensor:
         if code is None:
             raise Error(f"{what}: numpy dtype {a.dtype} has no kiln type "
                         "(float16/32/64, int8-64, uint8-64, bool)")
-        a = np.ascontiguousarray(a)
+        a = np.asarray(a, order="C")  # (ascontiguousarray would make a scalar 1-d)
         shape = (ctypes.c_int64 * max(a.ndim, 1))(*a.shape)
         handle = ctypes.c_void_p()
         check(lib.kiln_tensor_create(code, shape, a.ndim, a.ctypes.data_as(ctypes.c_void_p),

@@ -31,7 +31,8 @@ def _load():
     errors = []
     for path in _candidates():
         try:
-            return ctypes.CDLL(path)
+            # "-": the running program itself (a program linked with libkiln.a embedding Python).
+            return ctypes.CDLL(None if path == "-" else path)
         except OSError as e:
             errors.append(f"{path}: {e}")
     raise ImportError("kiln: cannot load libkiln (set KILN_LIBRARY to libkiln.so): "
