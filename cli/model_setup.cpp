@@ -6,6 +6,7 @@
 #include <map>
 
 #include "base/error.h"
+#include "io/input_facts.h"
 #include "io/model_loader.h"
 #include "io/tensor/tensor_files.h"
 
@@ -37,35 +38,10 @@ std::shared_ptr<Graph> load_model_with_facts(const ModelOptions& options) {
   if (!options.format.empty()) format = io::parse_model_format(options.format);
   auto graph = io::load_model(options.path, format, {options.input_nodes, options.output_nodes});
   size_t positional = 0;
-  for (const auto& text : options.input_facts) {
-    size_t colon = text.find(':');
-    size_t index;
-    std::string fact_text = text;
-    if (colon != std::string::npos) {
-      std::string name = text.substr(0, colon);
-      fact_text = text.substr(colon + 1);
-      index = graph->inputs().size();
-      for (size_t i = 0; i < graph->inputs().size(); i++)
-        if (graph->input_name(i) == name) index = i;
-      if (index == graph->inputs().size()) {
-        std::string names;
-        for (size_t i = 0; i < graph->inputs().size(); i++) names += " " + graph->input_name(i);
-        fail("-i {}: the model has no input named '{}' (inputs:{})", text, name, names);
-      }
-    } else {
-      index = positional++;
-      KILN_ENSURE(index < graph->inputs().size(), "-i {}: the model has only {} inputs", text,
-                  graph->inputs().size());
-    }
-    Fact fact;
-    try {
-      fact = Fact::parse(fact_text);
-    } catch (Error& e) {
-      e.with_context("-i " + text);
-      throw;
-    }
-    spdlog::info("input {} '{}' fact set to {}", index, graph->input_name(index), fact.to_string());
-    graph->set_input_fact(index, std::move(fact));
+  for (const auto& spec : options.input_facts) {
+    size_t i = io::apply_input_fact(*graph, spec, positional);
+    spdlog::info("input {} '{}' fact set to {}", i, graph->input_name(i),
+                 graph->fact(graph->inputs()[i]).to_string());
   }
   return graph;
 }

@@ -1,10 +1,12 @@
 #include "io/model_loader.h"
 
+#include <climits>
 #include <filesystem>
 
 #include "base/error.h"
 #include "io/nnef/nnef_loader.h"
 #include "io/onnx/onnx_loader.h"
+#include "io/tf/proto/tf_graph.pb.h"
 #include "io/tf/tf_loader.h"
 
 namespace kiln::io {
@@ -64,6 +66,35 @@ std::shared_ptr<Graph> load_model(const std::string& path, std::optional<ModelFo
   options.input_nodes = cut.input_nodes;
   options.output_nodes = cut.output_nodes;
   return tf_io::load_tf_file(path, options);
+}
+
+std::shared_ptr<Graph> load_model_from_memory(std::string_view bytes, ModelFormat format,
+                                              const std::string& name, const GraphCut& cut) {
+  KILN_ENSURE(
+      format == ModelFormat::TensorFlow || (cut.input_nodes.empty() && cut.output_nodes.empty()),
+      "'{}': --input-node / --output-node cut TensorFlow graphs only", name);
+  switch (format) {
+    case ModelFormat::Onnx:
+      return onnx_io::load_onnx_bytes(bytes, name, ".");
+    case ModelFormat::TensorFlow: {
+      tf_io::LoadOptions options;
+      options.input_nodes = cut.input_nodes;
+      options.output_nodes = cut.output_nodes;
+      try {
+        KILN_ENSURE(bytes.size() < static_cast<size_t>(INT_MAX),
+                    "larger than 2 GiB, too large for a GraphDef");
+        tfproto::GraphDef graph_def;
+        tf_io::parse_graph_def(std::string(bytes), graph_def);
+        return tf_io::load_tf_graph(graph_def, options);
+      } catch (Error& e) {
+        e.with_context(fmt::format("loading '{}'", name));
+        throw;
+      }
+    }
+    case ModelFormat::Nnef:
+      return nnef::load_nnef_files(nnef::read_archive_bytes(bytes, name), name);
+  }
+  fail("unknown model format");
 }
 
 }  // namespace kiln::io

@@ -4,6 +4,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/graph.h"
@@ -30,5 +31,11 @@ struct GraphCut {
 };
 std::shared_ptr<Graph> load_model(const std::string& path, std::optional<ModelFormat> format,
                                   const GraphCut& cut);
+
+// Loads a model held in memory: the bytes of a .onnx file, a TensorFlow GraphDef (.pb) or an
+// NNEF archive (.tgz / .tar). `name` names it in errors. ONNX external data is not available.
+std::shared_ptr<Graph> load_model_from_memory(std::string_view bytes, ModelFormat format,
+                                              const std::string& name = "model",
+                                              const GraphCut& cut = {});
 
 }  // namespace kiln::io

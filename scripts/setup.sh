@@ -11,6 +11,8 @@ packages=(
   libarchive-dev zlib1g-dev libre2-dev
   libonnx-testdata
   python3 clang-format
+  # the Python module's tests (python/tests: ctypes over libkiln, or in an interpreter linked with it)
+  python3-numpy python3-pytest libpython3-dev
   libclang-rt-14-dev
   # headless rendering of `kiln profile --html` (tests/cli/html_report_browser_test.sh)
   chromium

@@ -4,6 +4,7 @@
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 #include <spdlog/spdlog.h>
 
+#include <climits>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -23,20 +24,28 @@ std::shared_ptr<Graph> load_onnx_file(const std::string& path, OnnxModelInfo* in
   KILN_ENSURE(in.good(), "cannot open model file '{}'", path);
   std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   KILN_ENSURE(!bytes.empty(), "model file '{}' is empty", path);
+  std::string base_dir = fs::path(path).parent_path().string();
+  return load_onnx_bytes(bytes, path, base_dir.empty() ? "." : base_dir, info);
+}
+
+std::shared_ptr<Graph> load_onnx_bytes(std::string_view bytes, const std::string& name,
+                                       const std::string& base_dir, OnnxModelInfo* info) {
+  KILN_ENSURE(!bytes.empty(), "model '{}' is empty", name);
+  KILN_ENSURE(bytes.size() < static_cast<size_t>(INT32_MAX),
+              "'{}' is larger than 2 GiB, too large for an ONNX protobuf", name);
   onnx::ModelProto model;
   google::protobuf::io::ArrayInputStream stream(bytes.data(), static_cast<int>(bytes.size()));
   google::protobuf::io::CodedInputStream coded(&stream);
   coded.SetTotalBytesLimit(INT32_MAX);
   if (!model.ParseFromCodedStream(&coded) || !coded.ConsumedEntireMessage())
-    fail("'{}' is not a valid ONNX model (protobuf parse failed: truncated or not ONNX)", path);
+    fail("'{}' is not a valid ONNX model (protobuf parse failed: truncated or not ONNX)", name);
   KILN_ENSURE(
       model.has_graph() && (model.graph().node_size() > 0 || model.graph().output_size() > 0),
-      "'{}' is not a valid ONNX model (no graph)", path);
-  std::string base_dir = fs::path(path).parent_path().string();
+      "'{}' is not a valid ONNX model (no graph)", name);
   try {
-    return load_onnx_model(model, base_dir.empty() ? "." : base_dir, info);
+    return load_onnx_model(model, base_dir, info);
   } catch (Error& e) {
-    e.with_context(fmt::format("loading '{}'", path));
+    e.with_context(fmt::format("loading '{}'", name));
     throw;
   }
 }

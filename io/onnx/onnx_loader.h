@@ -6,6 +6,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/graph.h"
@@ -22,6 +23,10 @@ struct OnnxModelInfo {
 // Reads and translates a .onnx file. Throws kiln::Error on unreadable files, malformed
 // protobuf, unsupported ops (all listed at once) or dangling names.
 std::shared_ptr<Graph> load_onnx_file(const std::string& path, OnnxModelInfo* info = nullptr);
+// Same, from the bytes of a .onnx file held in memory; `name` names it in errors, `base_dir` is
+// where external data files live.
+std::shared_ptr<Graph> load_onnx_bytes(std::string_view bytes, const std::string& name,
+                                       const std::string& base_dir, OnnxModelInfo* info = nullptr);
 // Same, from a parsed ModelProto; `base_dir` is where external data files live.
 std::shared_ptr<Graph> load_onnx_model(const onnx::ModelProto& model, const std::string& base_dir,
                                        OnnxModelInfo* info = nullptr);

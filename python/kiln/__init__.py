@@ -1,0 +1,254 @@
+"""kiln from Python: load a model, optimize it, run it on numpy arrays.
+
+    import kiln, numpy as np
+    model = kiln.load("mobilenet_v2.onnx", inputs={"input": "1,3,224,224,f32"}).optimize()
+    outputs = model.run({"input": np.zeros((1, 3, 224, 224), np.float32)})
+    print(model.output_names, outputs[0].shape)
+
+Built on libkiln's C API through ctypes: no compiler needed. Errors raise kiln.Error with the
+message the kiln command prints. KILN_LIBRARY names the libkiln.so to use (else the one installed
+next to the package or on the system).
+"""
+
+import ctypes
+import json
+
+import numpy as np
+
+from ._lib import Error, check, lib
+
+__all__ = ["Error", "Model", "Runnable", "Session", "load", "load_bytes", "read_tensor",
+           "version"]
+
+_DTYPES = {1: np.float32, 2: np.float64, 3: np.float16, 4: np.int8, 5: np.int16, 6: np.int32,
+           7: np.int64, 8: np.uint8, 9: np.uint16, 10: np.uint32, 11: np.uint64, 12: np.bool_}
+_CODES = {np.dtype(v): k for k, v in _DTYPES.items()}
+
+
+def version():
+    """libkiln's version, e.g. "0.1.0"."""
+    return lib.kiln_version().decode()
+
+
+def _names(handle, count_fn, name_fn):
+    n = ctypes.c_size_t()
+    check(count_fn(handle, ctypes.byref(n)))
+    out = []
+    for i in range(n.value):
+        s = ctypes.c_char_p()
+        check(name_fn(handle, i, ctypes.byref(s)))
+        out.append(s.value.decode())
+    return out
+
+
+class _Tensor:
+    """Owns a kiln_tensor handle."""
+
+    def __init__(self, handle):
+        self.handle = handle
+
+    def __del__(self):
+        if self.handle:
+            lib.kiln_tensor_destroy(self.handle)
+            self.handle = None
+
+    @classmethod
+    def from_numpy(cls, array, what):
+        a = np.asarray(array)
+        code = _CODES.get(a.dtype)
+        if code is None:
+            raise Error(f"{what}: numpy dtype {a.dtype} has no kiln type "
+                        "(float16/32/64, int8-64, uint8-64, bool)")
+        a = np.asarray(a, order="C")  # (ascontiguousarray would make a scalar 1-d)
+        shape = (ctypes.c_int64 * max(a.ndim, 1))(*a.shape)
+        handle = ctypes.c_void_p()
+        check(lib.kiln_tensor_create(code, shape, a.ndim, a.ctypes.data_as(ctypes.c_void_p),
+                                     a.nbytes, ctypes.byref(handle)))
+        return cls(handle)
+
+    def to_numpy(self):
+        code = ctypes.c_int()
+        check(lib.kiln_tensor_datum_type(self.handle, ctypes.byref(code)))
+        dims = ctypes.POINTER(ctypes.c_int64)()
+        rank = ctypes.c_size_t()
+        check(lib.kiln_tensor_shape(self.handle, ctypes.byref(dims), ctypes.byref(rank)))
+        data = ctypes.c_void_p()
+        nbytes = ctypes.c_size_t()
+        check(lib.kiln_tensor_data(self.handle, ctypes.byref(data), ctypes.byref(nbytes)))
+        shape = tuple(dims[i] for i in range(rank.value))
+        out = np.empty(shape, dtype=_DTYPES[code.value])
+        if nbytes.value:
+            assert out.nbytes == nbytes.value
+            ctypes.memmove(out.ctypes.data, data.value, nbytes.value)
+        return out
+
+
+def read_tensor(path):
+    """A .npy or .pb (ONNX TensorProto) file as a numpy array."""
+    handle = ctypes.c_void_p()
+    check(lib.kiln_tensor_read(str(path).encode(), ctypes.byref(handle)))
+    return _Tensor(handle).to_numpy()
+
+
+class Model:
+    """A model as loaded: set input facts, then optimize() (or prepare()) it."""
+
+    def __init__(self, handle):
+        self._handle = handle
+
+    def __del__(self):
+        if getattr(self, "_handle", None):
+            lib.kiln_model_destroy(self._handle)
+            self._handle = None
+
+    @property
+    def input_names(self):
+        return _names(self._handle, lib.kiln_model_num_inputs, lib.kiln_model_input_name)
+
+    @property
+    def output_names(self):
+        return _names(self._handle, lib.kiln_model_num_outputs, lib.kiln_model_output_name)
+
+    @property
+    def input_facts(self):
+        return _names(self._handle, lib.kiln_model_num_inputs, lib.kiln_model_input_fact)
+
+    def set_input_fact(self, spec):
+        """The CLI's -i syntax: "name:1,3,224,224,f32", "sr:i64=16000", or by position."""
+        check(lib.kiln_model_set_input_fact(self._handle, spec.encode()))
+        return self
+
+    def save_nnef(self, path):
+        """Writes the decluttered model as NNEF (.tgz/.tar or a directory), as kiln convert."""
+        check(lib.kiln_model_save_nnef(self._handle, str(path).encode()))
+
+    def optimize(self):
+        """Declutters, optimizes and plans: a Runnable (this model is unchanged)."""
+        return self.prepare(optimize=True)
+
+    def prepare(self, optimize=False):
+        """A Runnable of the typed (unoptimized) model, or optimized."""
+        handle = ctypes.c_void_p()
+        check(lib.kiln_model_prepare(self._handle, 1 if optimize else 0, ctypes.byref(handle)))
+        return Runnable(handle)
+
+
+def _apply_facts(model, inputs):
+    if inputs is None:
+        return model
+    items = inputs.items() if isinstance(inputs, dict) else ((None, f) for f in inputs)
+    for name, fact in items:
+        model.set_input_fact(fact if name is None else f"{name}:{fact}")
+    return model
+
+
+def load(path, inputs=None, format=None):
+    """Loads a model file (.onnx, .pb, .nnef.tgz or an NNEF folder). `inputs`: facts by name
+    ({"x": "1,S,40,f32"}) or in order (["1,3,224,224,f32"]); `format`: onnx, tf or nnef."""
+    handle = ctypes.c_void_p()
+    check(lib.kiln_model_load(str(path).encode(), format.encode() if format else None,
+                              ctypes.byref(handle)))
+    return _apply_facts(Model(handle), inputs)
+
+
+def load_bytes(data, format, inputs=None):
+    """Loads a model from bytes (a .onnx file, a GraphDef, an NNEF .tgz/.tar)."""
+    data = bytes(data)
+    handle = ctypes.c_void_p()
+    check(lib.kiln_model_load_memory(data, len(data), format.encode(), ctypes.byref(handle)))
+    return _apply_facts(Model(handle), inputs)
+
+
+class Runnable:
+    """An optimized model: immutable, shared by its sessions (one per thread)."""
+
+    def __init__(self, handle):
+        self._handle = handle
+        self._session = None
+
+    def __del__(self):
+        self._session = None
+        if getattr(self, "_handle", None):
+            lib.kiln_runnable_destroy(self._handle)
+            self._handle = None
+
+    @property
+    def input_names(self):
+        return _names(self._handle, lib.kiln_runnable_num_inputs, lib.kiln_runnable_input_name)
+
+    @property
+    def output_names(self):
+        return _names(self._handle, lib.kiln_runnable_num_outputs, lib.kiln_runnable_output_name)
+
+    @property
+    def input_facts(self):
+        return _names(self._handle, lib.kiln_runnable_num_inputs, lib.kiln_runnable_input_fact)
+
+    @property
+    def output_facts(self):
+        return _names(self._handle, lib.kiln_runnable_num_outputs, lib.kiln_runnable_output_fact)
+
+    def session(self, threads=0):
+        """A new Session (threads <= 0: the physical cores)."""
+        return Session(self, threads)
+
+    def _default(self):
+        if self._session is None:
+            self._session = Session(self, 0)
+        return self._session
+
+    def run(self, inputs):
+        """Runs on a dict {name: array} or a list in input order; a list of output arrays.
+        Uses one session kept by this Runnable: from several threads, use session() each."""
+        return self._default().run(inputs)
+
+    def profile(self, inputs, runs=10):
+        """Per-node mean times: {"total_ms": ..., "nodes": [{"name", "op", "ms"}, ...]}."""
+        return self._default().profile(inputs, runs)
+
+
+class Session:
+    """One running instance of a Runnable; use it from one thread at a time."""
+
+    def __init__(self, runnable, threads=0):
+        self._runnable = runnable  # keeps the runnable alive
+        handle = ctypes.c_void_p()
+        check(lib.kiln_session_create(runnable._handle, int(threads), ctypes.byref(handle)))
+        self._handle = handle
+        self._names = runnable.input_names
+        self._num_outputs = len(runnable.output_names)
+
+    def __del__(self):
+        if getattr(self, "_handle", None):
+            lib.kiln_session_destroy(self._handle)
+            self._handle = None
+
+    def _inputs(self, inputs):
+        if isinstance(inputs, dict):
+            unknown = [k for k in inputs if k not in self._names]
+            if unknown:
+                raise Error(f"the model has no input named '{unknown[0]}' "
+                            f"(inputs: {' '.join(self._names)})")
+            missing = [n for n in self._names if n not in inputs]
+            if missing:
+                raise Error("missing model inputs: " + ", ".join(f"'{m}'" for m in missing))
+            inputs = [inputs[n] for n in self._names]
+        names = self._names + [f"#{i}" for i in range(len(self._names), len(inputs))]
+        tensors = [_Tensor.from_numpy(a, f"input '{names[i]}'") for i, a in enumerate(inputs)]
+        array = (ctypes.c_void_p * max(len(tensors), 1))(*[t.handle for t in tensors])
+        return tensors, array
+
+    def run(self, inputs):
+        """Runs on a dict {name: array} or a list in input order; a list of output arrays."""
+        tensors, array = self._inputs(inputs)
+        outs = (ctypes.c_void_p * max(self._num_outputs, 1))()
+        check(lib.kiln_session_run(self._handle, array, len(tensors), outs, self._num_outputs))
+        return [_Tensor(ctypes.c_void_p(outs[i])).to_numpy() for i in range(self._num_outputs)]
+
+    def profile(self, inputs, runs=10):
+        """Per-node mean times: {"total_ms": ..., "nodes": [{"name", "op", "ms"}, ...]}."""
+        tensors, array = self._inputs(inputs)
+        text = ctypes.c_char_p()
+        check(lib.kiln_session_profile(self._handle, array, len(tensors), int(runs),
+                                       ctypes.byref(text)))
+        return json.loads(text.value.decode())
