@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "base/error.h"  // before kiln/kiln.hpp: kiln::Error comes from here (kiln/error.h)
+#include "base/error.h"  // kiln::Error (kiln/error.h) with fail() and KILN_ENSURE
 #include "core/graph.h"
 #include "core/session.h"
 #include "core/state.h"

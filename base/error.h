@@ -1,36 +1,12 @@
-// kiln::Error: the one exception type of kiln, carrying a chain of context lines.
+// kiln::Error (defined in the public include/kiln/error.h: the library and the programs that
+// embed it share the one class) and the helpers that throw it: fail() and KILN_ENSURE.
 #pragma once
 
 #include <fmt/format.h>
 
-#include <stdexcept>
-#include <string>
-#include <vector>
+#include "kiln/error.h"
 
 namespace kiln {
-
-class Error : public std::runtime_error {
- public:
-  explicit Error(std::string message) : std::runtime_error(message), message_(std::move(message)) {}
-
-  // Adds an outer context line ("while loading node conv1 (Conv)") and returns *this for rethrow.
-  Error& with_context(std::string context) {
-    context_.push_back(std::move(context));
-    return *this;
-  }
-  const std::string& message() const { return message_; }
-  const std::vector<std::string>& context() const { return context_; }
-  // The whole chain, outermost context first, then the root cause.
-  std::string chain() const {
-    std::string out;
-    for (auto it = context_.rbegin(); it != context_.rend(); ++it) out += *it + ": ";
-    return out + message_;
-  }
-
- private:
-  std::string message_;
-  std::vector<std::string> context_;
-};
 
 template <typename... Args>
 [[noreturn]] inline void fail(fmt::format_string<Args...> format, Args&&... args) {

@@ -9,9 +9,7 @@
 
 #include "kiln/export.h"
 
-// libkiln's own sources see the same class through the internal base/error.h (which defines
-// KILN_ENSURE): the two definitions are kept token for token identical (tests/api checks it).
-#ifndef KILN_ENSURE
+// libkiln's own sources include it through base/error.h (which adds fail() and KILN_ENSURE).
 namespace kiln {
 
 class KILN_API Error : public std::runtime_error {
@@ -38,4 +36,3 @@ class KILN_API Error : public std::runtime_error {
 };
 
 }  // namespace kiln
-#endif

@@ -315,19 +315,3 @@ TEST(ApiStream, PulsedModelMatchesTheWholeInputModel) {
   EXPECT_NE(error_of([&] { stream.push({Tensor(DataType::F32, {1, channels, 7})}); }), "");
   EXPECT_NE(error_of([&] { Model::load((dir / "model.onnx").string()).pulse("x"); }), "");
 }
-
-// include/kiln/error.h and base/error.h define the same kiln::Error (libkiln's sources see the
-// second, programs the first): their class text must stay identical.
-TEST(ApiError, PublicAndInternalDefinitionsMatch) {
-  auto class_text = [](const std::string& file) {
-    std::string text = read_file(fs::path(KILN_SOURCE_DIR) / file);
-    size_t a = text.find("\nclass ") + 1;
-    size_t b = text.find("\n};", a);
-    EXPECT_NE(a, std::string::npos) << file;
-    std::string body = text.substr(a, b - a);
-    for (std::string mark = "KILN_API "; body.find(mark) != std::string::npos;)
-      body.erase(body.find(mark), mark.size());
-    return body;
-  };
-  EXPECT_EQ(class_text("include/kiln/error.h"), class_text("base/error.h"));
-}
