@@ -1,0 +1,232 @@
+#include "kernels/quant/qmmm.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "base/error.h"
+#include "base/threading.h"
+#include "kernels/mmm/tile_args.h"
+#include "kernels/quant/qtile_impl.h"
+#include "kernels/quant/qtiles.h"
+
+namespace kiln::kernels {
+
+namespace {
+
+size_t out_size(OutputType t) {
+  return t == OutputType::F32 || t == OutputType::I32 ? 4 : 1;
+}
+
+int64_t groups(const QMicroKernel& kern, int64_t k) {
+  const int g = qk_group(kern.format);
+  return (k + g - 1) / g;
+}
+
+int32_t value_at(const QOperand& o, int64_t lane, int64_t kk) {
+  const int64_t at = lane * o.stride_lane + kk * o.stride_k;
+  return o.is_signed ? static_cast<const int8_t*>(o.data)[at]
+                     : static_cast<const uint8_t*>(o.data)[at];
+}
+
+int32_t zp_at(const QOperand& o, int64_t lane) {
+  if (!o.zp) return 0;
+  return o.zp_per_lane ? o.zp[lane] : o.zp[0];
+}
+
+bool dot_disabled() {
+  const char* v = std::getenv("KILN_INT8_DOT");
+  return v && std::string(v) == "0";
+}
+
+}  // namespace
+
+std::vector<const QMicroKernel*> supported_q_kernels() {
+  std::vector<const QMicroKernel*> out{&kQGenericWide};
+#if defined(__x86_64__) && defined(KILN_HAVE_X86_TILES)
+  if (isa_supported(Isa::Avx2)) out.push_back(&kQAvx2Wide);
+  if (isa_supported(Isa::Avx512)) {
+    out.push_back(&kQAvx512Wide);
+    if (cpu_has(CpuFeature::Avx512Vnni)) {
+      out.push_back(&kQAvx512VnniSignedA);
+      out.push_back(&kQAvx512VnniUnsignedA);
+    }
+  }
+#endif
+#if defined(KILN_HAVE_NEON_TILES)
+  if (isa_supported(Isa::Neon)) out.push_back(&kQNeonWide);
+#endif
+  return out;
+}
+
+const QMicroKernel& default_q_kernel(bool dot_ok, bool a_unsigned) {
+  const Isa isa = active_isa();
+  (void)dot_ok;
+  (void)a_unsigned;
+#if defined(__x86_64__) && defined(KILN_HAVE_X86_TILES)
+  if (isa == Isa::Avx512) {
+    static const bool vnni = cpu_has(CpuFeature::Avx512Vnni) && !dot_disabled();
+    if (dot_ok && vnni) return a_unsigned ? kQAvx512VnniUnsignedA : kQAvx512VnniSignedA;
+    return kQAvx512Wide;
+  }
+  if (isa == Isa::Avx2) return kQAvx2Wide;
+#endif
+#if defined(KILN_HAVE_NEON_TILES)
+  if (isa == Isa::Neon) return kQNeonWide;
+#endif
+  (void)dot_disabled;
+  return kQGenericWide;
+}
+
+size_t qpacked_bytes(const QMicroKernel& kernel, bool a_side, int64_t lanes, int64_t k) {
+  const int64_t w = a_side ? kernel.mr : kernel.nr;
+  const int64_t panels = (lanes + w - 1) / w;
+  return static_cast<size_t>(panels * std::max<int64_t>(groups(kernel, k), 1) * w * 4);
+}
+
+bool qkernel_accepts(const QMicroKernel& kernel, bool a_signed_zp_zero, bool b_signed_zp_zero) {
+  if (kernel.format == QFormat::Wide16) return true;
+  return kernel.a_unsigned ? b_signed_zp_zero : a_signed_zp_zero;
+}
+
+int32_t qdot_zero_point(const QMicroKernel& kernel, bool is_signed, int32_t z) {
+  if (kernel.format == QFormat::Wide16) return 0;
+  return is_signed ? z + 128 : z;
+}
+
+void qadd_dot_correction(const QMicroKernel& kernel, const QOperand& s, int64_t lanes, int64_t k,
+                         int32_t z, int32_t* offsets) {
+  if (kernel.format == QFormat::Wide16 || z == 0) return;
+  for (int64_t l = 0; l < lanes; l++) {
+    int64_t sum = 0;
+    for (int64_t kk = 0; kk < k; kk++) sum += value_at(s, l, kk);
+    offsets[l] -= static_cast<int32_t>(z * sum);
+  }
+}
+
+void qpack(const QMicroKernel& kernel, bool a_side, const QOperand& src, int64_t lanes, int64_t k,
+           void* dst) {
+  const int64_t w = a_side ? kernel.mr : kernel.nr;
+  const int64_t panels = (lanes + w - 1) / w, kg = std::max<int64_t>(groups(kernel, k), 1);
+  if (kernel.format == QFormat::Wide16) {
+    int16_t* d = static_cast<int16_t*>(dst);
+    for (int64_t p = 0; p < panels; p++) {
+      for (int64_t g = 0; g < kg; g++) {
+        int16_t* row = d + ((p * kg + g) * w) * 2;
+        for (int64_t l = 0; l < w; l++) {
+          const int64_t lane = p * w + l;
+          for (int t = 0; t < 2; t++) {
+            const int64_t kk = g * 2 + t;
+            row[l * 2 + t] = lane < lanes && kk < k
+                                 ? static_cast<int16_t>(value_at(src, lane, kk) - zp_at(src, lane))
+                                 : int16_t{0};
+          }
+        }
+      }
+    }
+    return;
+  }
+  // Dot4.
+  const bool read_unsigned = a_side == kernel.a_unsigned;
+  if (!read_unsigned) {
+    KILN_ENSURE(src.is_signed, "qpack: {} reads this side as s8 (got u8)", kernel.name);
+    for (int64_t l = 0; l < (src.zp_per_lane ? lanes : 1); l++)
+      KILN_ENSURE(zp_at(src, l) == 0, "qpack: {} needs a zero point of 0 on its s8 side",
+                  kernel.name);
+  }
+  const uint8_t flip = read_unsigned && src.is_signed ? 0x80 : 0;
+  uint8_t* d = static_cast<uint8_t*>(dst);
+  for (int64_t p = 0; p < panels; p++) {
+    for (int64_t g = 0; g < kg; g++) {
+      uint8_t* row = d + ((p * kg + g) * w) * 4;
+      for (int64_t l = 0; l < w; l++) {
+        const int64_t lane = p * w + l;
+        for (int t = 0; t < 4; t++) {
+          const int64_t kk = g * 4 + t;
+          row[l * 4 + t] =
+              lane < lanes && kk < k
+                  ? static_cast<uint8_t>(static_cast<uint8_t>(value_at(src, lane, kk)) ^ flip)
+                  : uint8_t{0};
+        }
+      }
+    }
+  }
+}
+
+QTileArgs qtile_args(const Epilogue& ep, void* c, int64_t ldc, int64_t i0, int64_t j0) {
+  QTileArgs t{};
+  t.clamp = !(std::isinf(ep.min) && ep.min < 0 && std::isinf(ep.max) && ep.max > 0);
+  t.min = ep.min;
+  t.max = ep.max;
+  t.row_scale = ep.row_scale ? ep.row_scale + i0 : nullptr;
+  t.col_scale = ep.col_scale ? ep.col_scale + j0 : nullptr;
+  t.row_bias = ep.row_bias ? ep.row_bias + i0 : nullptr;
+  t.col_bias = ep.col_bias ? ep.col_bias + j0 : nullptr;
+  t.row_offset = ep.row_offset ? ep.row_offset + i0 : nullptr;
+  t.col_offset = ep.col_offset ? ep.col_offset + j0 : nullptr;
+  t.output = ep.output;
+  t.zero_point = ep.out_zero_point;
+  t.c = static_cast<char*>(c) + static_cast<size_t>(i0 * ldc + j0) * out_size(ep.output);
+  t.ldc = ldc;
+  return t;
+}
+
+void qstore_one(int32_t acc, const QTileArgs& t, int i, int j) {
+  QTileArgs o = t;
+  if (o.row_scale) o.row_scale += i;
+  if (o.col_scale) o.col_scale += j;
+  if (o.row_bias) o.row_bias += i;
+  if (o.col_bias) o.col_bias += j;
+  if (o.row_offset) o.row_offset += i;
+  if (o.col_offset) o.col_offset += j;
+  o.c = static_cast<char*>(t.c) + static_cast<size_t>(i * t.ldc + j) * out_size(t.output);
+  int32_t v[1][1] = {{acc}};
+  q_epilogue<QScalarLanes, 1, 1>(v, o);
+}
+
+void qmmm(const QMicroKernel& kernel, int64_t m, int64_t n, int64_t k, const void* a_packed,
+          const void* b_packed, const Epilogue& ep, void* c, int64_t ldc, int threads) {
+  if (m <= 0 || n <= 0) return;
+  KILN_ENSURE(ep.post_count == 0 && !ep.residual && !ep.accumulate && !ep.leaky,
+              "qmmm: integer products take no post steps, residual, accumulate or leaky");
+  const int64_t mr = kernel.mr, nr = kernel.nr;
+  const int64_t kg = std::max<int64_t>(groups(kernel, k), 1);
+  const int64_t a_panels = (m + mr - 1) / mr, b_panels = (n + nr - 1) / nr;
+  const int32_t* a = static_cast<const int32_t*>(a_packed);
+  const int32_t* b = static_cast<const int32_t*>(b_packed);
+  const int64_t kg_eff = k > 0 ? kg : 0;
+  auto run = [&](int64_t jb0, int64_t jb1) {
+    for (int64_t jb = jb0; jb < jb1; jb++) {
+      const int32_t* bp = b + jb * kg * nr;
+      const int64_t j0 = jb * nr;
+      const int cols = static_cast<int>(std::min(nr, n - j0));
+      for (int64_t ia = 0; ia < a_panels; ia++) {
+        const int64_t i0 = ia * mr;
+        const int rows = static_cast<int>(std::min(mr, m - i0));
+        kernel.tile(kg_eff, a + ia * kg * mr, bp, qtile_args(ep, c, ldc, i0, j0), rows, cols);
+      }
+    }
+  };
+  const int t = product_threads(m, n, k, threads);
+  if (t <= 1) {
+    run(0, b_panels);
+    return;
+  }
+  parallel_for(b_panels, run, t, product_grain(m * nr * std::max<int64_t>(k, 1)));
+}
+
+void qmmm_reference(int64_t m, int64_t n, int64_t k, const QOperand& a, const QOperand& b,
+                    const Epilogue& ep, void* c, int64_t ldc) {
+  for (int64_t i = 0; i < m; i++) {
+    for (int64_t j = 0; j < n; j++) {
+      int64_t s = 0;
+      for (int64_t kk = 0; kk < k; kk++)
+        s += static_cast<int64_t>(value_at(a, i, kk) - zp_at(a, i)) *
+             (value_at(b, j, kk) - zp_at(b, j));
+      qstore_one(static_cast<int32_t>(s), qtile_args(ep, c, ldc, i, j), 0, 0);
+    }
+  }
+}
+
+}  // namespace kiln::kernels

@@ -1,0 +1,155 @@
+// The int8 micro-kernels' shared parts, written once over traits and instantiated by each ISA's
+// file (anonymous namespace: each translation unit keeps its own copy, see
+// kernels/mmm/x86_64/tile_simd.h):
+//   - q_epilogue: stage 0 (i32 offsets) on the accumulator registers, conversion to float, then
+//     the register stage of the one fused epilogue (epilogue_regs, kernels/epilogue_impl.h) with a
+//     store that requantizes (clamp to the output range, round half to even, add the zero point,
+//     narrow) or writes f32 / i32;
+//   - q_tile_wide_portable: the Wide16 tile in plain C++ (the generic kernel, and NEON's, which
+//     the compiler vectorizes into widening multiply-accumulates);
+//   - q_store_edge: a partial tile through the scalar qstore_one.
+// Traits S (besides epilogue_regs' float ones): VI (W i32 lanes), set1i, addi, loadi, storei,
+// cvt (i32 -> f32), loadf, storef, store_q<Signed>(dst, v, lo, hi, zp) (v already in [lo, hi]
+// after the clamp it applies; rounds half to even; adds zp; stores W bytes).
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+
+#include "kernels/epilogue_impl.h"
+#include "kernels/quant/qmmm.h"
+
+namespace kiln::kernels {
+namespace {
+
+inline TileArgs q_float_args(const QTileArgs& q) {
+  TileArgs f{};
+  f.row_scale = q.row_scale;
+  f.col_scale = q.col_scale;
+  f.row_bias = q.row_bias;
+  f.col_bias = q.col_bias;
+  f.clamp = q.clamp;
+  f.min = q.min;
+  f.max = q.max;
+  return f;
+}
+
+template <class S, int R, int NV>
+[[gnu::always_inline]] inline void q_epilogue(typename S::VI (&acc)[R][NV], const QTileArgs& q) {
+  using V = typename S::V;
+  constexpr int W = S::W;
+  if (q.row_offset) {
+#pragma GCC unroll 16
+    for (int i = 0; i < R; i++) {
+      const auto o = S::set1i(q.row_offset[i]);
+#pragma GCC unroll 4
+      for (int j = 0; j < NV; j++) acc[i][j] = S::addi(acc[i][j], o);
+    }
+  }
+  if (q.col_offset) {
+#pragma GCC unroll 4
+    for (int j = 0; j < NV; j++) {
+      const auto o = S::loadi(q.col_offset + j * W);
+#pragma GCC unroll 16
+      for (int i = 0; i < R; i++) acc[i][j] = S::addi(acc[i][j], o);
+    }
+  }
+  if (q.output == OutputType::I32) {
+    int32_t* c = static_cast<int32_t*>(q.c);
+#pragma GCC unroll 16
+    for (int i = 0; i < R; i++) {
+#pragma GCC unroll 4
+      for (int j = 0; j < NV; j++) S::storei(c + i * q.ldc + j * W, acc[i][j]);
+    }
+    return;
+  }
+  V v[R][NV];
+#pragma GCC unroll 16
+  for (int i = 0; i < R; i++) {
+#pragma GCC unroll 4
+    for (int j = 0; j < NV; j++) v[i][j] = S::cvt(acc[i][j]);
+  }
+  const TileArgs f = q_float_args(q);
+  auto load = [](const float* p, int) { return S::loadf(p); };
+  switch (q.output) {
+    case OutputType::F32: {
+      float* c = static_cast<float*>(q.c);
+      epilogue_regs<S, R, NV>(v, f, load,
+                              [&](int i, int j, V x) { S::storef(c + i * q.ldc + j * W, x); });
+      break;
+    }
+    case OutputType::U8: {
+      uint8_t* c = static_cast<uint8_t*>(q.c);
+      const float lo = static_cast<float>(0 - q.zero_point);
+      const float hi = static_cast<float>(255 - q.zero_point);
+      epilogue_regs<S, R, NV>(v, f, load, [&](int i, int j, V x) {
+        S::template store_q<false>(c + i * q.ldc + j * W, x, lo, hi, q.zero_point);
+      });
+      break;
+    }
+    case OutputType::I8: {
+      int8_t* c = static_cast<int8_t*>(q.c);
+      const float lo = static_cast<float>(-128 - q.zero_point);
+      const float hi = static_cast<float>(127 - q.zero_point);
+      epilogue_regs<S, R, NV>(v, f, load, [&](int i, int j, V x) {
+        S::template store_q<true>(c + i * q.ldc + j * W, x, lo, hi, q.zero_point);
+      });
+      break;
+    }
+    case OutputType::I32:
+      break;
+  }
+}
+
+// A partial tile: the MR x NR sums `acc` (row-major) through the scalar epilogue, rows x cols.
+template <int MR, int NR>
+[[gnu::noinline]] void q_store_edge(const int32_t (&acc)[MR * NR], const QTileArgs& t, int rows,
+                                    int cols) {
+  for (int i = 0; i < rows; i++)
+    for (int j = 0; j < cols; j++) qstore_one(acc[i * NR + j], t, i, j);
+}
+
+// Portable float/int "vectors" of one lane.
+struct QScalarLanes : ScalarLanes {
+  using VI = int32_t;
+  static VI set1i(int32_t x) { return x; }
+  static VI addi(VI a, VI b) { return a + b; }
+  static VI loadi(const int32_t* p) { return *p; }
+  static void storei(int32_t* p, VI v) { *p = v; }
+  static V cvt(VI v) { return static_cast<float>(v); }
+  static V loadf(const float* p) { return *p; }
+  static void storef(float* p, V v) { *p = v; }
+  template <bool Signed, class T>
+  static void store_q(T* p, V v, float lo, float hi, int32_t zp) {
+    v = v < lo ? lo : (v > hi ? hi : v);
+    *p = static_cast<T>(static_cast<int32_t>(std::nearbyint(v)) + zp);
+  }
+};
+
+// The Wide16 tile in plain C++: a (kg x MR pairs), b (kg x NR pairs) of i16.
+template <int MR, int NR>
+inline void q_tile_wide_portable(int64_t kg, const int32_t* a32, const int32_t* b32,
+                                 const QTileArgs& t, int rows, int cols) {
+  const int16_t* a = reinterpret_cast<const int16_t*>(a32);
+  const int16_t* b = reinterpret_cast<const int16_t*>(b32);
+  int32_t acc[MR * NR] = {};
+  for (int64_t g = 0; g < kg; g++) {
+    const int16_t* ag = a + g * MR * 2;
+    const int16_t* bg = b + g * NR * 2;
+    for (int i = 0; i < MR; i++) {
+      const int32_t a0 = ag[2 * i], a1 = ag[2 * i + 1];
+      for (int j = 0; j < NR; j++) acc[i * NR + j] += a0 * bg[2 * j] + a1 * bg[2 * j + 1];
+    }
+  }
+  if (rows == MR && cols == NR) {
+    int32_t v[MR][NR];
+    for (int i = 0; i < MR; i++)
+      for (int j = 0; j < NR; j++) v[i][j] = acc[i * NR + j];
+    q_epilogue<QScalarLanes, MR, NR>(v, t);
+  } else {
+    q_store_edge<MR, NR>(acc, t, rows, cols);
+  }
+}
+
+}  // namespace
+}  // namespace kiln::kernels
