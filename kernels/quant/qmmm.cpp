@@ -173,16 +173,8 @@ QTileArgs qtile_args(const Epilogue& ep, void* c, int64_t ldc, int64_t i0, int64
 }
 
 void qstore_one(int32_t acc, const QTileArgs& t, int i, int j) {
-  QTileArgs o = t;
-  if (o.row_scale) o.row_scale += i;
-  if (o.col_scale) o.col_scale += j;
-  if (o.row_bias) o.row_bias += i;
-  if (o.col_bias) o.col_bias += j;
-  if (o.row_offset) o.row_offset += i;
-  if (o.col_offset) o.col_offset += j;
-  o.c = static_cast<char*>(t.c) + static_cast<size_t>(i * t.ldc + j) * out_size(t.output);
   int32_t v[1][1] = {{acc}};
-  q_epilogue<QScalarLanes, 1, 1>(v, o);
+  q_epilogue<QScalarLanes, 1, 1>(v, q_shift(t, i, j));
 }
 
 void qmmm(const QMicroKernel& kernel, int64_t m, int64_t n, int64_t k, const void* a_packed,

@@ -49,6 +49,21 @@ struct QTileArgs {
 using QTileFn = void (*)(int64_t kg, const int32_t* a, const int32_t* b, const QTileArgs& t,
                          int rows, int cols);
 
+// The epilogue of a 1 x n row of sums `acc` (stage 0 included), stored at t.c: for producers
+// that sum outside a tile (depthwise convolutions).
+using QRowFn = void (*)(const int32_t* acc, int64_t n, const QTileArgs& t);
+
+// One channel plane of a depthwise convolution: acc[oh * ow + ox] = sum over the taps inside the
+// input of (x[iy * w + ix] - x_zp) * wt[ky * kw + kx] (taps in the padding add nothing, as if
+// padded with the zero point); wt holds the weights with their zero point subtracted.
+struct QDepthwisePlane {
+  int64_t h, w, oh, ow, kh, kw;
+  int64_t stride_h, stride_w, dil_h, dil_w, pad_top, pad_left;
+};
+using QDepthwiseFn = void (*)(const QDepthwisePlane& g, const void* x, bool x_signed, int32_t x_zp,
+                              const int32_t* wt, int32_t* acc);
+
+// The int8 kernels of one ISA: the matrix-multiply tile and its companions.
 struct QMicroKernel {
   const char* name;  // "qmmm_i8_8x32_avx512vnni"
   Isa isa;
@@ -56,6 +71,8 @@ struct QMicroKernel {
   bool a_unsigned;  // Dot4: which side is read as u8 (the other as s8 with zero point 0)
   int mr, nr;
   QTileFn tile;
+  QRowFn row;
+  QDepthwiseFn depthwise;
 };
 
 // Values per k group of a format (2 or 4).

@@ -9,9 +9,13 @@ void tile_generic(int64_t kg, const int32_t* a, const int32_t* b, const QTileArg
                   int cols) {
   q_tile_wide_portable<4, 8>(kg, a, b, t, rows, cols);
 }
+void row(const int32_t* acc, int64_t n, const QTileArgs& t) {
+  q_row<QScalarLanes>(acc, n, t);
+}
 }  // namespace
 
-const QMicroKernel kQGenericWide{"qmmm_i8_4x8_generic", Isa::Generic, QFormat::Wide16, false, 4, 8,
-                                 &tile_generic};
+const QMicroKernel kQGenericWide{
+    "qmmm_i8_4x8_generic", Isa::Generic, QFormat::Wide16,   false, 4, 8,
+    &tile_generic,         &row,         &q_depthwise_plane};
 
 }  // namespace kiln::kernels

@@ -13,6 +13,7 @@
 // after the clamp it applies; rounds half to even; adds zp; stores W bytes).
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 
@@ -107,6 +108,71 @@ template <int MR, int NR>
                                     int cols) {
   for (int i = 0; i < rows; i++)
     for (int j = 0; j < cols; j++) qstore_one(acc[i * NR + j], t, i, j);
+}
+
+// t moved to its output (i, j).
+[[gnu::always_inline]] inline QTileArgs q_shift(const QTileArgs& t, int64_t i, int64_t j) {
+  QTileArgs o = t;
+  if (o.row_scale) o.row_scale += i;
+  if (o.col_scale) o.col_scale += j;
+  if (o.row_bias) o.row_bias += i;
+  if (o.col_bias) o.col_bias += j;
+  if (o.row_offset) o.row_offset += i;
+  if (o.col_offset) o.col_offset += j;
+  const size_t size = t.output == OutputType::U8 || t.output == OutputType::I8 ? 1 : 4;
+  o.c = static_cast<char*>(t.c) + static_cast<size_t>(i * t.ldc + j) * size;
+  return o;
+}
+
+// The epilogue of a row of n sums, W at a time, then one by one.
+template <class S>
+void q_row(const int32_t* acc, int64_t n, const QTileArgs& t) {
+  constexpr int W = S::W;
+  int64_t j = 0;
+  for (; j + W <= n; j += W) {
+    typename S::VI v[1][1] = {{S::loadi(acc + j)}};
+    q_epilogue<S, 1, 1>(v, q_shift(t, 0, j));
+  }
+  for (; j < n; j++) qstore_one(acc[j], t, 0, j);
+}
+
+// A depthwise channel plane (see QDepthwiseFn), written for the compiler to vectorize the
+// contiguous runs of outputs of stride-1 rows.
+template <class T>
+inline void q_depthwise_plane_t(const QDepthwisePlane& g, const T* __restrict x, int32_t zx,
+                                const int32_t* __restrict wt, int32_t* __restrict acc) {
+  for (int64_t i = 0; i < g.oh * g.ow; i++) acc[i] = 0;
+  for (int64_t ky = 0; ky < g.kh; ky++) {
+    for (int64_t oy = 0; oy < g.oh; oy++) {
+      const int64_t iy = oy * g.stride_h - g.pad_top + ky * g.dil_h;
+      if (iy < 0 || iy >= g.h) continue;
+      const T* xr = x + iy * g.w;
+      int32_t* ar = acc + oy * g.ow;
+      for (int64_t kx = 0; kx < g.kw; kx++) {
+        const int32_t wv = wt[ky * g.kw + kx];
+        const int64_t off = kx * g.dil_w - g.pad_left;
+        // ox with 0 <= ox * stride + off < w.
+        int64_t lo = off >= 0 ? 0 : (-off + g.stride_w - 1) / g.stride_w;
+        int64_t hi = g.w - off <= 0 ? 0 : (g.w - off + g.stride_w - 1) / g.stride_w;
+        hi = std::min(hi, g.ow);
+        if (g.stride_w == 1) {
+          const T* xs = xr + off;
+          for (int64_t ox = lo; ox < hi; ox++) ar[ox] += (static_cast<int32_t>(xs[ox]) - zx) * wv;
+        } else {
+          for (int64_t ox = lo; ox < hi; ox++)
+            ar[ox] += (static_cast<int32_t>(xr[ox * g.stride_w + off]) - zx) * wv;
+        }
+      }
+    }
+  }
+}
+
+inline void q_depthwise_plane(const QDepthwisePlane& g, const void* x, bool x_signed, int32_t zx,
+                              const int32_t* wt, int32_t* acc) {
+  if (x_signed)
+    q_depthwise_plane_t(g, static_cast<const int8_t*>(x), zx, wt, acc);
+  else
+    q_depthwise_plane_t(g, static_cast<const uint8_t*>(x), zx, wt, acc);
 }
 
 // Portable float/int "vectors" of one lane.

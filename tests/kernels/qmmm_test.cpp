@@ -222,3 +222,81 @@ TEST(Qmmm, DefaultKernelFollowsActiveIsa) {
 }
 
 }  // namespace
+
+namespace {
+
+// The depthwise plane and the row epilogue of every kernel against direct loops: odd planes,
+// strides 1 and 2, dilation, asymmetric padding, u8 and s8 inputs. Integer sums: exact.
+TEST(QDepthwise, EveryKernelMatchesDirectLoops) {
+  std::mt19937 rng(7);
+  struct Case {
+    int64_t h, w, kh, kw, sh, sw, dh, dw, pt, pl, pb, pr;
+  };
+  const Case cases[] = {
+      {7, 9, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},  {8, 8, 3, 3, 2, 2, 1, 1, 0, 0, 1, 1},
+      {5, 17, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1}, {6, 11, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2},
+      {9, 13, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2}, {1, 40, 1, 7, 1, 1, 1, 1, 0, 3, 0, 3},
+      {2, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1}};
+  std::uniform_int_distribution<int> byte(0, 255), wd(-255, 255);
+  for (const QMicroKernel* kern : kiln::kernels::supported_q_kernels()) {
+    for (const Case& c : cases) {
+      for (bool is_signed : {false, true}) {
+        SCOPED_TRACE(testing::Message() << kern->name << " " << c.h << "x" << c.w << " k" << c.kh
+                                        << " s" << c.sh << " signed " << is_signed);
+        kiln::kernels::QDepthwisePlane g{c.h,
+                                         c.w,
+                                         (c.h + c.pt + c.pb - c.dh * (c.kh - 1) - 1) / c.sh + 1,
+                                         (c.w + c.pl + c.pr - c.dw * (c.kw - 1) - 1) / c.sw + 1,
+                                         c.kh,
+                                         c.kw,
+                                         c.sh,
+                                         c.sw,
+                                         c.dh,
+                                         c.dw,
+                                         c.pt,
+                                         c.pl};
+        std::vector<uint8_t> x(static_cast<size_t>(c.h * c.w));
+        for (auto& v : x) v = static_cast<uint8_t>(byte(rng));
+        std::vector<int32_t> wt(static_cast<size_t>(c.kh * c.kw));
+        for (auto& v : wt) v = wd(rng);
+        const int32_t zx = is_signed ? -5 : 131;
+        std::vector<int32_t> got(static_cast<size_t>(g.oh * g.ow) + 1, 0x5555);
+        kern->depthwise(g, x.data(), is_signed, zx, wt.data(), got.data());
+        ASSERT_EQ(got.back(), 0x5555) << "wrote past the plane";
+        for (int64_t oy = 0; oy < g.oh; oy++) {
+          for (int64_t ox = 0; ox < g.ow; ox++) {
+            int64_t want = 0;
+            for (int64_t ky = 0; ky < c.kh; ky++)
+              for (int64_t kx = 0; kx < c.kw; kx++) {
+                const int64_t iy = oy * c.sh - c.pt + ky * c.dh, ix = ox * c.sw - c.pl + kx * c.dw;
+                if (iy < 0 || iy >= c.h || ix < 0 || ix >= c.w) continue;
+                const uint8_t b = x[static_cast<size_t>(iy * c.w + ix)];
+                const int32_t v = is_signed ? static_cast<int8_t>(b) : b;
+                want += (v - zx) * wt[static_cast<size_t>(ky * c.kw + kx)];
+              }
+            ASSERT_EQ(got[static_cast<size_t>(oy * g.ow + ox)], want) << oy << "," << ox;
+          }
+        }
+        // The row epilogue on the plane: as the scalar one, element by element.
+        std::vector<float> scale = {0.013f};
+        std::vector<int32_t> offset = {77};
+        Epilogue ep;
+        ep.output = OutputType::U8;
+        ep.out_zero_point = 3;
+        ep.row_scale = scale.data();
+        ep.row_offset = offset.data();
+        ep.min = 0;
+        const int64_t n = g.oh * g.ow;
+        std::vector<uint8_t> row(static_cast<size_t>(n)), one(static_cast<size_t>(n));
+        kern->row(got.data(), n, kiln::kernels::qtile_args(ep, row.data(), n, 0, 0));
+        const auto t = kiln::kernels::qtile_args(ep, one.data(), n, 0, 0);
+        for (int64_t j = 0; j < n; j++)
+          kiln::kernels::qstore_one(got[static_cast<size_t>(j)], t, 0, static_cast<int>(j));
+        for (int64_t j = 0; j < n; j++)
+          ASSERT_LE(std::abs(row[static_cast<size_t>(j)] - one[static_cast<size_t>(j)]), 1) << j;
+      }
+    }
+  }
+}
+
+}  // namespace

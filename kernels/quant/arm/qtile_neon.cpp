@@ -11,9 +11,12 @@ void tile_neon(int64_t kg, const int32_t* a, const int32_t* b, const QTileArgs& 
                int cols) {
   q_tile_wide_portable<8, 8>(kg, a, b, t, rows, cols);
 }
+void row(const int32_t* acc, int64_t n, const QTileArgs& t) {
+  q_row<QScalarLanes>(acc, n, t);
+}
 }  // namespace
 
-const QMicroKernel kQNeonWide{"qmmm_i8_8x8_neon", Isa::Neon, QFormat::Wide16, false, 8, 8,
-                              &tile_neon};
+const QMicroKernel kQNeonWide{"qmmm_i8_8x8_neon", Isa::Neon, QFormat::Wide16,   false, 8, 8,
+                              &tile_neon,         &row,      &q_depthwise_plane};
 
 }  // namespace kiln::kernels

@@ -2,6 +2,10 @@
 // i32 ones for the sums and the requantizing store. Included only by *_avx512*.cpp files.
 #pragma once
 
+// GCC 12 warns about the self-initialized placeholder in _mm512_undefined_ps() that several
+// AVX-512 intrinsics use (GCC bug 105593, fixed in GCC 13).
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+
 #include <immintrin.h>
 
 #include <cstdint>

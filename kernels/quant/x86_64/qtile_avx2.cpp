@@ -51,8 +51,12 @@ void tile(int64_t kg, const int32_t* a, const int32_t* b, const QTileArgs& t, in
   q_tile_x86<QLanes256, 6, 2, MaddStep>(kg, a, b, t, rows, cols);
 }
 
+void row(const int32_t* acc, int64_t n, const QTileArgs& t) {
+  q_row<QLanes256>(acc, n, t);
+}
 }  // namespace
 
-const QMicroKernel kQAvx2Wide{"qmmm_i8_6x16_avx2", Isa::Avx2, QFormat::Wide16, false, 6, 16, &tile};
+const QMicroKernel kQAvx2Wide{
+    "qmmm_i8_6x16_avx2", Isa::Avx2, QFormat::Wide16, false, 6, 16, &tile, &row, &q_depthwise_plane};
 
 }  // namespace kiln::kernels

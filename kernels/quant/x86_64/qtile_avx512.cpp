@@ -14,9 +14,13 @@ struct MaddStep {
 void tile(int64_t kg, const int32_t* a, const int32_t* b, const QTileArgs& t, int rows, int cols) {
   q_tile_x86<QLanes512, 8, 2, MaddStep>(kg, a, b, t, rows, cols);
 }
+void row(const int32_t* acc, int64_t n, const QTileArgs& t) {
+  q_row<QLanes512>(acc, n, t);
+}
 }  // namespace
 
 const QMicroKernel kQAvx512Wide{
-    "qmmm_i8_8x32_avx512bw", Isa::Avx512, QFormat::Wide16, false, 8, 32, &tile};
+    "qmmm_i8_8x32_avx512bw", Isa::Avx512, QFormat::Wide16, false, 8, 32, &tile, &row,
+    &q_depthwise_plane};
 
 }  // namespace kiln::kernels

@@ -22,11 +22,16 @@ void tile_ua(int64_t kg, const int32_t* a, const int32_t* b, const QTileArgs& t,
              int cols) {
   q_tile_x86<QLanes512, 8, 2, DotUnsignedA>(kg, a, b, t, rows, cols);
 }
+void row(const int32_t* acc, int64_t n, const QTileArgs& t) {
+  q_row<QLanes512>(acc, n, t);
+}
 }  // namespace
 
 const QMicroKernel kQAvx512VnniSignedA{
-    "qmmm_i8_8x32_avx512vnni", Isa::Avx512, QFormat::Dot4, false, 8, 32, &tile_sa};
+    "qmmm_i8_8x32_avx512vnni", Isa::Avx512, QFormat::Dot4, false, 8, 32, &tile_sa, &row,
+    &q_depthwise_plane};
 const QMicroKernel kQAvx512VnniUnsignedA{
-    "qmmm_u8_8x32_avx512vnni", Isa::Avx512, QFormat::Dot4, true, 8, 32, &tile_ua};
+    "qmmm_u8_8x32_avx512vnni", Isa::Avx512, QFormat::Dot4, true, 8, 32, &tile_ua, &row,
+    &q_depthwise_plane};
 
 }  // namespace kiln::kernels
