@@ -105,14 +105,81 @@ void qadd_dot_correction(const QMicroKernel& kernel, const QOperand& s, int64_t 
   }
 }
 
+namespace {
+void qpack_rest(const QMicroKernel& kernel, bool a_side, const QOperand& src, int64_t lanes,
+                int64_t k, void* dst, int64_t done_panels, int64_t done_groups);
+}  // namespace
+
 void qpack(const QMicroKernel& kernel, bool a_side, const QOperand& src, int64_t lanes, int64_t k,
            void* dst) {
   const int64_t w = a_side ? kernel.mr : kernel.nr;
+  const int64_t kg = std::max<int64_t>(groups(kernel, k), 1);
+  // The common per-run case (activations as B: lanes contiguous, one zero point): whole panels
+  // and whole k groups in tight loops, the rest below.
+  if (src.stride_lane == 1 && !src.zp_per_lane && k > 0 && lanes >= w) {
+    const int gsize = qk_group(kernel.format);
+    const int64_t full_panels = lanes / w, full_groups = k / gsize;
+    const uint8_t* s8 = static_cast<const uint8_t*>(src.data);
+    const int64_t ld = src.stride_k;
+    if (kernel.format == QFormat::Wide16) {
+      const int32_t z = zp_at(src, 0);
+      int16_t* d = static_cast<int16_t*>(dst);
+      for (int64_t p = 0; p < full_panels; p++) {
+        for (int64_t g = 0; g < full_groups; g++) {
+          int16_t* row = d + ((p * kg + g) * w) * 2;
+          const uint8_t* r0 = s8 + (g * 2) * ld + p * w;
+          const uint8_t* r1 = r0 + ld;
+          if (src.is_signed) {
+            for (int64_t l = 0; l < w; l++) {
+              row[l * 2] = static_cast<int16_t>(static_cast<int8_t>(r0[l]) - z);
+              row[l * 2 + 1] = static_cast<int16_t>(static_cast<int8_t>(r1[l]) - z);
+            }
+          } else {
+            for (int64_t l = 0; l < w; l++) {
+              row[l * 2] = static_cast<int16_t>(r0[l] - z);
+              row[l * 2 + 1] = static_cast<int16_t>(r1[l] - z);
+            }
+          }
+        }
+      }
+    } else if (a_side == kernel.a_unsigned) {  // (the signed side of Dot4: the general path)
+      const uint8_t flip = src.is_signed ? 0x80 : 0;
+      uint8_t* d = static_cast<uint8_t*>(dst);
+      for (int64_t p = 0; p < full_panels; p++) {
+        for (int64_t g = 0; g < full_groups; g++) {
+          uint8_t* row = d + ((p * kg + g) * w) * 4;
+          const uint8_t* r0 = s8 + (g * 4) * ld + p * w;
+          for (int64_t l = 0; l < w; l++) {
+            row[l * 4] = r0[l] ^ flip;
+            row[l * 4 + 1] = r0[ld + l] ^ flip;
+            row[l * 4 + 2] = r0[2 * ld + l] ^ flip;
+            row[l * 4 + 3] = r0[3 * ld + l] ^ flip;
+          }
+        }
+      }
+    }
+    if (kernel.format == QFormat::Wide16 || a_side == kernel.a_unsigned) {
+      // The remaining lanes and k groups.
+      qpack_rest(kernel, a_side, src, lanes, k, dst, full_panels, full_groups);
+      return;
+    }
+  }
+  qpack_rest(kernel, a_side, src, lanes, k, dst, 0, 0);
+}
+
+namespace {
+// Packs the panels / k groups not done by a fast path: all of panels >= done_panels, and the
+// groups >= done_groups of the others.
+void qpack_rest(const QMicroKernel& kernel, bool a_side, const QOperand& src, int64_t lanes,
+                int64_t k, void* dst, int64_t done_panels, int64_t done_groups) {
+  const int64_t w = a_side ? kernel.mr : kernel.nr;
   const int64_t panels = (lanes + w - 1) / w, kg = std::max<int64_t>(groups(kernel, k), 1);
+  auto skip = [&](int64_t p, int64_t g) { return p < done_panels && g < done_groups; };
   if (kernel.format == QFormat::Wide16) {
     int16_t* d = static_cast<int16_t*>(dst);
     for (int64_t p = 0; p < panels; p++) {
       for (int64_t g = 0; g < kg; g++) {
+        if (skip(p, g)) continue;
         int16_t* row = d + ((p * kg + g) * w) * 2;
         for (int64_t l = 0; l < w; l++) {
           const int64_t lane = p * w + l;
@@ -139,6 +206,7 @@ void qpack(const QMicroKernel& kernel, bool a_side, const QOperand& src, int64_t
   uint8_t* d = static_cast<uint8_t*>(dst);
   for (int64_t p = 0; p < panels; p++) {
     for (int64_t g = 0; g < kg; g++) {
+      if (skip(p, g)) continue;
       uint8_t* row = d + ((p * kg + g) * w) * 4;
       for (int64_t l = 0; l < w; l++) {
         const int64_t lane = p * w + l;
@@ -153,6 +221,7 @@ void qpack(const QMicroKernel& kernel, bool a_side, const QOperand& src, int64_t
     }
   }
 }
+}  // namespace
 
 QTileArgs qtile_args(const Epilogue& ep, void* c, int64_t ldc, int64_t i0, int64_t j0) {
   QTileArgs t{};
