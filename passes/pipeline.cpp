@@ -22,6 +22,7 @@
 #include "passes/inline_if.h"
 #include "passes/max_pool_values.h"
 #include "passes/merge_parallel_matmuls.h"
+#include "passes/quant_ops.h"
 #include "passes/remove_identity.h"
 #include "passes/reshape_around_matmul.h"
 #include "passes/reshape_chains.h"
@@ -50,6 +51,7 @@ PassManager declutter_passes(std::string_view without) {
     if (pass->name() != without) m.add(std::move(pass));
   };
   add(std::make_unique<DeadNodes>());
+  add(std::make_unique<QuantOps>());
   add(std::make_unique<FoldConstants>());
   add(std::make_unique<InlineIf>());
   add(std::make_unique<RemoveIdentity>());

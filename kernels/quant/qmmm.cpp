@@ -164,6 +164,36 @@ void qpack(const QMicroKernel& kernel, bool a_side, const QOperand& src, int64_t
       return;
     }
   }
+  // Lanes that are contiguous rows (activations as A): whole panels and groups, row by row.
+  const bool unsigned_side = kernel.format == QFormat::Wide16 || a_side == kernel.a_unsigned;
+  if (src.stride_k == 1 && !src.zp_per_lane && k > 0 && lanes >= w && unsigned_side) {
+    const int gsize = qk_group(kernel.format);
+    const int64_t full_panels = lanes / w, full_groups = k / gsize;
+    const uint8_t* s8 = static_cast<const uint8_t*>(src.data);
+    const int32_t z = zp_at(src, 0);
+    const uint8_t flip = src.is_signed ? 0x80 : 0;
+    for (int64_t p = 0; p < full_panels; p++) {
+      for (int64_t l = 0; l < w; l++) {
+        const uint8_t* row = s8 + (p * w + l) * src.stride_lane;
+        if (kernel.format == QFormat::Wide16) {
+          int16_t* d = static_cast<int16_t*>(dst) + (p * kg * w + l) * 2;
+          for (int64_t g = 0; g < full_groups; g++) {
+            for (int t = 0; t < 2; t++) {
+              const int32_t v =
+                  src.is_signed ? static_cast<int8_t>(row[g * 2 + t]) : row[g * 2 + t];
+              d[g * w * 2 + t] = static_cast<int16_t>(v - z);
+            }
+          }
+        } else {
+          uint8_t* d = static_cast<uint8_t*>(dst) + (p * kg * w + l) * 4;
+          for (int64_t g = 0; g < full_groups; g++)
+            for (int t = 0; t < 4; t++) d[g * w * 4 + t] = row[g * 4 + t] ^ flip;
+        }
+      }
+    }
+    qpack_rest(kernel, a_side, src, lanes, k, dst, full_panels, full_groups);
+    return;
+  }
   qpack_rest(kernel, a_side, src, lanes, k, dst, 0, 0);
 }
 

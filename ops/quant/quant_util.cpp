@@ -259,7 +259,8 @@ ConvResolved resolve_conv(const ConvGeometry& g, const Shape& x, const Shape& w,
   c.kernel = r.kernel;
   c.strides = r.strides;
   c.dilations = r.dilations;
-  for (size_t i = 0; i < r.kernel.size(); i++) c.pad_begin.push_back(pads_for(g, r, i, x[i + 2]).first);
+  for (size_t i = 0; i < r.kernel.size(); i++)
+    c.pad_begin.push_back(pads_for(g, r, i, x[i + 2]).first);
   for (const Dim& d : od) c.out.push_back(d.to_int());
   return c;
 }

@@ -14,6 +14,7 @@ class QuantizeLinear : public Op {
   explicit QuantizeLinear(int64_t axis = 1, DatumType output_dt = DatumType::U8)
       : axis_(axis), output_dt_(output_dt) {}
   std::string name() const override { return "QuantizeLinear"; }
+  int64_t axis() const { return axis_; }
   Attributes attributes() const override;
   std::vector<Fact> output_facts(const FactRefs& inputs) const override;
   void eval(EvalContext& ctx, const TensorRefs& inputs) const override;

@@ -1,0 +1,97 @@
+// The int8 models of ../shared/models/int8 (QDQ and QOperator formats) against ONNX Runtime's
+// outputs with the int8 rule of shared/models/README.md: every element within 2 s of the
+// reference, at most max(1, 1% of the elements) beyond 1 s, s being the output quantization
+// step from SOURCE.txt (`output step s:`). Two correct int8 engines differ by up to one step
+// (ORT's fused kernels vs its own literal execution); a real bug (per-tensor instead of
+// per-channel scales, a dropped bias, a zero point off by one, floor instead of round) moves
+// many elements by more. tiny_bert (float ops after the last quantized tensor): relative L2
+// error <= 2.5% and max abs error <= 0.15. Runs the optimized model (the int8 kernels), with the
+// reference ops when KILN_ISA=generic as with every ISA.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <regex>
+#include <sstream>
+
+#include "core/session.h"
+#include "io/model_loader.h"
+#include "io/tensor/tensor_files.h"
+#include "passes/pipeline.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+fs::path int8_dir() {
+  return fs::path(KILN_SOURCE_DIR) / ".." / "shared" / "models" / "int8";
+}
+
+// The `output step s: X` value of SOURCE.txt, or nullopt ("none").
+std::optional<double> output_step(const fs::path& dir) {
+  std::ifstream f(dir / "SOURCE.txt");
+  std::stringstream ss;
+  ss << f.rdbuf();
+  std::smatch m;
+  const std::string text = ss.str();
+  if (std::regex_search(text, m, std::regex("output step s: ([0-9.eE+-]+)")))
+    return std::stod(m[1]);
+  return std::nullopt;
+}
+
+std::vector<float> as_floats(const kiln::Tensor& t) {
+  kiln::Tensor f = t.dtype() == kiln::DatumType::F32 ? t : t.cast_to(kiln::DatumType::F32);
+  auto v = f.values<float>();
+  return {v.begin(), v.end()};
+}
+
+class Int8Model : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(Int8Model, MatchesOrtWithinTwoSteps) {
+  const fs::path dir = int8_dir() / GetParam();
+  if (!fs::exists(dir / "model.onnx")) GTEST_SKIP() << dir << " not present";
+  auto graph = kiln::io::load_model((dir / "model.onnx").string());
+  auto bundle = kiln::io::read_bundle((dir / "test_data_set_0").string(), "input");
+  std::vector<kiln::Tensor> inputs;
+  for (auto& t : bundle) inputs.push_back(t.tensor);
+  kiln::bind_input_shapes(*graph, inputs);
+  kiln::passes::run_to_stage(*graph, kiln::passes::Stage::Optimize);
+  auto expected = kiln::io::read_bundle((dir / "test_data_set_0").string(), "output");
+  kiln::Session session(kiln::passes::plan(graph), kiln::SessionOptions{1});
+  auto outputs = session.run(inputs);
+  ASSERT_EQ(outputs.size(), expected.size());
+  const auto step = output_step(dir);
+  for (size_t o = 0; o < outputs.size(); o++) {
+    SCOPED_TRACE(testing::Message() << "output " << o);
+    const auto got = as_floats(outputs[o]), want = as_floats(expected[o].tensor);
+    ASSERT_EQ(got.size(), want.size());
+    double max_abs = 0, err2 = 0, ref2 = 0;
+    size_t beyond_one = 0;
+    for (size_t i = 0; i < got.size(); i++) {
+      const double d = std::abs(static_cast<double>(got[i]) - want[i]);
+      max_abs = std::max(max_abs, d);
+      err2 += d * d;
+      ref2 += static_cast<double>(want[i]) * want[i];
+      // A float epsilon over the step: dequantized values are products of floats.
+      if (step && d > *step * (1 + 1e-4)) beyond_one++;
+    }
+    if (step) {
+      EXPECT_LE(max_abs, 2 * *step * (1 + 1e-4)) << "s = " << *step;
+      EXPECT_LE(beyond_one, std::max<size_t>(1, got.size() / 100)) << "s = " << *step;
+    } else {
+      EXPECT_LE(std::sqrt(err2 / std::max(ref2, 1e-30)), 0.025);
+      EXPECT_LE(max_abs, 0.15);
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Models, Int8Model,
+                         ::testing::Values("mobilenet_v2_int8_qdq", "mobilenet_v2_int8_qop",
+                                           "squeezenet1_1_int8_qdq", "squeezenet1_1_int8_qop",
+                                           "kws_tdnn_int8_qdq", "kws_tdnn_int8_qop",
+                                           "tiny_bert_int8_qdq", "tiny_bert_int8_qop",
+                                           "lstm_kws_int8_qdq", "lstm_kws_int8_qop"));
+
+}  // namespace
