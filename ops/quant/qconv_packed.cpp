@@ -145,7 +145,10 @@ void QConvPacked::eval(EvalContext& ctx, const TensorRefs& inputs) const {
             const int64_t ch = b % m_;
             kernel_->depthwise(g, xb + b * in_plane, p_.x_signed, p_.x_zp,
                                dw_weights_.data() + ch * k_, acc);
-            kernel_->row(acc, plane, kernels::qtile_args(ep, yb + b * plane * esize, plane, ch, 0));
+            // Channel ch's parameters, output plane b.
+            kernels::QTileArgs t = kernels::qtile_args(ep, yb, plane, ch, 0);
+            t.c = yb + b * plane * esize;
+            kernel_->row(acc, plane, t);
           }
         },
         0, std::max<int64_t>(1, 16384 / std::max<int64_t>(plane * k_, 1)));
