@@ -143,21 +143,25 @@ inline void q_depthwise_plane_t(const QDepthwisePlane& g, const T* __restrict x,
                                 const int32_t* __restrict wt, int32_t* __restrict acc) {
   for (int64_t i = 0; i < g.oh * g.ow; i++) acc[i] = 0;
   for (int64_t ky = 0; ky < g.kh; ky++) {
-    for (int64_t oy = 0; oy < g.oh; oy++) {
-      const int64_t iy = oy * g.stride_h - g.pad_top + ky * g.dil_h;
-      if (iy < 0 || iy >= g.h) continue;
-      const T* xr = x + iy * g.w;
-      int32_t* ar = acc + oy * g.ow;
-      for (int64_t kx = 0; kx < g.kw; kx++) {
-        const int32_t wv = wt[ky * g.kw + kx];
-        const int64_t off = kx * g.dil_w - g.pad_left;
-        // ox with 0 <= ox * stride + off < w.
-        int64_t lo = off >= 0 ? 0 : (-off + g.stride_w - 1) / g.stride_w;
-        int64_t hi = g.w - off <= 0 ? 0 : (g.w - off + g.stride_w - 1) / g.stride_w;
-        hi = std::min(hi, g.ow);
+    for (int64_t kx = 0; kx < g.kw; kx++) {
+      const int32_t wv = wt[ky * g.kw + kx];
+      const int64_t off = kx * g.dil_w - g.pad_left;
+      // The outputs ox with 0 <= ox * stride + off < w (the same for every row).
+      const int64_t lo = off >= 0 ? 0 : (-off + g.stride_w - 1) / g.stride_w;
+      const int64_t hi =
+          std::min(g.ow, g.w - off <= 0 ? int64_t{0} : (g.w - off + g.stride_w - 1) / g.stride_w);
+      for (int64_t oy = 0; oy < g.oh; oy++) {
+        const int64_t iy = oy * g.stride_h - g.pad_top + ky * g.dil_h;
+        if (iy < 0 || iy >= g.h) continue;
+        const T* xr = x + iy * g.w;
+        int32_t* ar = acc + oy * g.ow;
         if (g.stride_w == 1) {
           const T* xs = xr + off;
           for (int64_t ox = lo; ox < hi; ox++) ar[ox] += (static_cast<int32_t>(xs[ox]) - zx) * wv;
+        } else if (g.stride_w == 2) {
+          const T* xs = xr + off;
+          for (int64_t ox = lo; ox < hi; ox++)
+            ar[ox] += (static_cast<int32_t>(xs[2 * ox]) - zx) * wv;
         } else {
           for (int64_t ox = lo; ox < hi; ox++)
             ar[ox] += (static_cast<int32_t>(xr[ox * g.stride_w + off]) - zx) * wv;

@@ -1,5 +1,7 @@
 #include "ops/quant/quantize_linear.h"
 
+#include <type_traits>
+
 #include "ops/quant/quant_util.h"
 
 namespace kiln::ops {
@@ -49,6 +51,33 @@ void QuantizeLinear::eval(EvalContext& ctx, const TensorRefs& inputs) const {
       double q = std::nearbyint(static_cast<double>(px[i]) / static_cast<double>(sv[p]));
       quant::store_saturated(y, i, q + zv[zv.size() == 1 ? 0 : p]);
     }
+    return;
+  }
+  if (x.dtype() == DatumType::F32 && sv.size() == 1 && zv.size() == 1 &&
+      (dt == DatumType::U8 || dt == DatumType::I8)) {
+    // The common case (activations), in a loop the compiler vectorizes: the same float division,
+    // clamped to the output range before rounding (so the result saturates the same way), then
+    // rounded half to even by adding and subtracting 1.5 * 2^23 (exact for |d| < 2^22, which
+    // the clamp ensures; NaN is taken as the low end, as store_saturated does).
+    const float* px = x.data<float>();
+    const float s = sv[0];
+    const int32_t z = zv[0];
+    const float lo = static_cast<float>((dt == DatumType::U8 ? 0 : -128) - z);
+    const float hi = static_cast<float>((dt == DatumType::U8 ? 255 : 127) - z);
+    auto quantize = [&](auto* out) {
+      using T = std::remove_pointer_t<decltype(out)>;
+      for (int64_t i = 0; i < n; i++) {
+        float d = px[i] / s;
+        d = d > lo ? d : lo;  // NaN -> lo
+        d = d < hi ? d : hi;
+        const float r = (d + 12582912.0f) - 12582912.0f;
+        out[i] = static_cast<T>(static_cast<int32_t>(r) + z);
+      }
+    };
+    if (dt == DatumType::U8)
+      quantize(y.data<uint8_t>());
+    else
+      quantize(y.data<int8_t>());
     return;
   }
   std::vector<float> xv = quant::to_f32(x, name());
