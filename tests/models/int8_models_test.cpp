@@ -25,8 +25,12 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// ../shared/models/int8 from the source tree, or ../../shared/models/int8 (a worktree one level
+// further down).
 fs::path int8_dir() {
-  return fs::path(KILN_SOURCE_DIR) / ".." / "shared" / "models" / "int8";
+  const fs::path near = fs::path(KILN_SOURCE_DIR) / ".." / "shared" / "models" / "int8";
+  if (fs::exists(near)) return near;
+  return fs::path(KILN_SOURCE_DIR) / ".." / ".." / "shared" / "models" / "int8";
 }
 
 // The `output step s: X` value of SOURCE.txt, or nullopt ("none").

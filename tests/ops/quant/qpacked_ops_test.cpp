@@ -102,7 +102,8 @@ TEST(QConvPacked, MatchesQLinearConv) {
     expect_close_q(got[0], want[0]);
     // A fused Relu: the clamp at 0 before the zero point is max(y, yz).
     ops::QConvPacked relu(*op.with_clamp(0, std::numeric_limits<float>::infinity()));
-    auto r = run(relu, {x})[0].values<uint8_t>();
+    const Tensor rt = run(relu, {x})[0];
+    auto r = rt.values<uint8_t>();
     auto wv = want[0].values<uint8_t>();
     size_t off = 0;
     for (size_t i = 0; i < r.size(); i++) {
