@@ -11,8 +11,10 @@
 #include "base/error.h"
 #include "base/threading.h"
 #include "cli/commands.h"
+#include "cli/limit_options.h"
 #include "cli/model_setup.h"
 #include "cli/progress.h"
+#include "cli/pulse_bench.h"
 #include "cli/stage_options.h"
 #include "cli/timing_inputs.h"
 #include "core/benchmark.h"
@@ -37,7 +39,10 @@ struct BenchOptions {
   bool json = false;
   std::string baseline;
   std::string max_regression = "10%";
-  int concurrent = 0;  // --concurrent N: N sessions of one loaded model at once
+  int concurrent = 0;       // --concurrent N: N sessions of one loaded model at once
+  LimitOptions run_limits;  // --max-memory, --timeout
+  std::string pulse;        // --pulse: time the streaming model pulse by pulse
+  double frame_ms = 10;     // --frame-ms: input duration of one frame (real-time factor)
 };
 
 // "10%", "10" or "2.5 %" -> 10, 10, 2.5.
@@ -81,6 +86,7 @@ int bench_concurrent(BenchOptions& o, const BenchLimits& limits) {
   const int threads = o.threads > 0 ? o.threads : 1;
   set_num_threads(threads);
   auto model = load_model_for_timing(o.model, o.inputs, o.stage, o.seed);
+  check_weights_fit(o.run_limits, model.plan->graph());
   const auto& inputs = model.inputs.tensors;
   std::vector<Tensor> reference;
   {
@@ -154,6 +160,7 @@ int bench_concurrent(BenchOptions& o, const BenchLimits& limits) {
 }
 
 int bench(BenchOptions& o) {
+  apply_limits(o.run_limits);
   if (o.threads > 0) set_num_threads(o.threads);
   BenchLimits limits = o.limits;
   bool runs_given = o.runs_option->count() > 0, time_given = o.max_time_option->count() > 0;
@@ -161,12 +168,18 @@ int bench(BenchOptions& o) {
   if (time_given && !runs_given) limits.max_runs = 0;
   double max_regression = parse_percent(o.max_regression);
   double baseline_median = o.baseline.empty() ? 0 : read_baseline_median(o.baseline);
+  if (!o.pulse.empty()) {
+    KILN_ENSURE(o.concurrent == 0 && o.baseline.empty(),
+                "--pulse times one stream: drop --concurrent / --baseline");
+    return bench_pulsed({o.model, o.pulse, o.frame_ms, limits, o.seed, o.json});
+  }
   if (o.concurrent > 0) {
     KILN_ENSURE(o.baseline.empty(), "--baseline compares single-session runs: drop --concurrent");
     return bench_concurrent(o, limits);
   }
 
   auto model = load_model_for_timing(o.model, o.inputs, o.stage, o.seed);
+  check_weights_fit(o.run_limits, model.plan->graph());
   Session state(model.plan);
   const auto& inputs = model.inputs.tensors;
 
@@ -246,6 +259,7 @@ Command add_bench_command(CLI::App& app) {
   add_stage_options(cmd, o->stage, "optimize");
   cmd->add_option("--threads", o->threads, "Threads kernels may use (default: the core count)")
       ->check(CLI::NonNegativeNumber);
+  add_limit_options(cmd, o->run_limits);
   cmd->add_option("--warmup", o->limits.warmup_runs, "Untimed runs before timing")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
@@ -271,6 +285,13 @@ Command add_bench_command(CLI::App& app) {
   cmd->add_option("--max-regression", o->max_regression,
                   "Allowed slowdown against --baseline, in percent")
       ->capture_default_str();
+  cmd->add_option("--pulse", o->pulse,
+                  "Stream: time the pulsified model one pulse of P frames at a time (8 or S=8): "
+                  "per-pulse latency and the real-time factor");
+  cmd->add_option("--frame-ms", o->frame_ms,
+                  "With --pulse: milliseconds of input one frame stands for (real-time factor = "
+                  "P x frame-ms / median pulse latency)")
+      ->capture_default_str();
   cmd->add_option("--concurrent", o->concurrent,
                   "Run N sessions of the loaded model at once, each in its own thread with "
                   "--threads workers (default 1): per-session latency, total throughput "
@@ -285,6 +306,7 @@ Command add_bench_command(CLI::App& app) {
       "  kiln bench model.onnx -i 1,100,40,f32 --threads 1 --runs 50\n"
       "  kiln bench model.onnx --input-bundle test_data_set_0 --json > base.json\n"
       "  kiln bench model.onnx --baseline base.json --max-regression 10%\n"
+      "  kiln bench wavenet_kws/model.onnx --pulse 8 --frame-ms 10 --threads 1   (streaming)\n"
       "  kiln bench model.onnx --concurrent 2 --threads 1 --json   (a server's throughput)");
   return [o] { return bench(*o); };
 }

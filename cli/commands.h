@@ -15,5 +15,6 @@ Command add_bench_command(CLI::App& app);
 Command add_profile_command(CLI::App& app);
 Command add_ops_command(CLI::App& app);
 Command add_convert_command(CLI::App& app);
+Command add_compare_command(CLI::App& app);
 
 }  // namespace kiln::cli

@@ -23,7 +23,9 @@ struct CostProfileOptions {
   bool profile = false;  // run and time every node
   bool summary = false;  // per-op summary, totals, memory after the table
   bool json = false;
-  std::string trace;  // Chrome trace file, when profiling
+  std::string trace;       // Chrome trace file, when profiling
+  std::string html;        // self-contained HTML report, when profiling
+  std::string stage_note;  // printed after "Stage: ..." (dump --profile says why this stage)
   // Giving only --runs lifts the time limit and giving only --max-time the run limit.
   CLI::Option* runs_option = nullptr;
   CLI::Option* max_time_option = nullptr;

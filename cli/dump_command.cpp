@@ -9,6 +9,7 @@
 #include "cli/commands.h"
 #include "cli/cost_profile.h"
 #include "cli/model_setup.h"
+#include "cli/pulse_dump.h"
 #include "cli/stage_options.h"
 #include "core/graph.h"
 #include "io/nnef/nnef_writer.h"
@@ -24,6 +25,8 @@ struct DumpOptions {
   bool json = false;
   CostProfileOptions cost_profile;  // --cost, --profile and their inputs and limits
   std::string nnef_graph;           // print only graph.nnef ("-": stdout)
+  CLI::Option* stage_option = nullptr;
+  std::string pulse;  // --pulse: the pulsed graph
 };
 
 std::string inputs_text(const Node& n) {
@@ -50,12 +53,25 @@ int print_nnef_graph(const Graph& graph, const std::string& target) {
 }
 
 int dump(const DumpOptions& o) {
+  if (!o.pulse.empty())
+    return dump_pulsed({o.model, o.stage, o.pulse, o.json, o.cost_profile.cost});
   if (o.cost_profile.cost || o.cost_profile.profile) {
     CostProfileOptions cp = o.cost_profile;
     cp.model = o.model;
     cp.stage = o.stage;
     cp.json = o.json;
     cp.summary = true;
+    // A profile times what users run: the optimize stage `kiln run` executes, unless --stage
+    // asks for another (costs alone keep dump's typed default, to compare stages).
+    bool stage_given = o.stage.optimize || (o.stage_option && o.stage_option->count() > 0);
+    if (cp.profile && !stage_given) {
+      cp.stage.stage = "optimize";
+      cp.stage_note = " (what kiln run executes; --stage typed profiles the reference graph)";
+    } else if (cp.profile && selected_stage(cp.stage) != passes::Stage::Optimize) {
+      cp.stage_note =
+          fmt::format(" -- NOT what kiln run executes (the optimize stage): times of the {} graph",
+                      passes::stage_name(selected_stage(cp.stage)));
+    }
     return run_cost_profile(cp);
   }
   PassReport report;
@@ -127,6 +143,7 @@ Command add_dump_command(CLI::App& app) {
       app.add_subcommand("dump", "Print the model's graph: one line per node with its facts");
   add_model_options(cmd, o->model);
   add_stage_options(cmd, o->stage, "typed");
+  o->stage_option = cmd->get_option("--stage");
   cmd->add_flag("--passes", o->passes,
                 "Instead of the graph, report per pass its rewrites and the compute-node counts "
                 "before/after (all stages up to --stage; -v logs the same report on stderr)");
@@ -137,7 +154,12 @@ Command add_dump_command(CLI::App& app) {
                 "output bytes; nodes without a cost model are flagged");
   cmd->add_flag("--profile", o->cost_profile.profile,
                 "Run the model (random inputs unless given) and time every node; with --cost, "
-                "GF/s per node");
+                "GF/s per node. Profiles the optimize stage (what kiln run executes) unless "
+                "--stage says otherwise");
+  cmd->add_option("--pulse", o->pulse,
+                  "Pulsify: print the streaming model for P frames per call (8, or S=8 to name "
+                  "the symbol), each value's stream axis, pulse and delay, the outputs' delays; "
+                  "with --cost the FMA per pulse and the state in bytes; -O: optimized");
   add_input_options(cmd, o->cost_profile.inputs);
   add_profile_limit_options(cmd, o->cost_profile);
   cmd->add_option("--nnef-graph", o->nnef_graph,
@@ -150,7 +172,9 @@ Command add_dump_command(CLI::App& app) {
       "  kiln dump model.onnx -O                      the optimized graph\n"
       "  kiln dump model.onnx --stage declutter -i sr:i64=16000 --passes\n"
       "  kiln dump model.onnx -i 1,S,40,f32 --cost          # FMA = 1536*S ...\n"
-      "  kiln dump model.onnx --cost --profile --input-bundle test_data_set_0");
+      "  kiln dump model.onnx --cost --profile --input-bundle test_data_set_0\n"
+      "  kiln dump wavenet_kws/model.onnx --pulse 8 --cost   (streaming: delays, FMA/pulse, "
+      "state)");
   return [o] { return dump(*o); };
 }
 

@@ -28,6 +28,7 @@ int main(int argc, char** argv) {
   add(kiln::cli::add_profile_command(app));
   add(kiln::cli::add_ops_command(app));
   add(kiln::cli::add_convert_command(app));
+  add(kiln::cli::add_compare_command(app));
   app.footer(
       "Examples:\n"
       "  kiln dump model.onnx                      print the graph with shapes\n"
@@ -37,6 +38,7 @@ int main(int argc, char** argv) {
       "  kiln dump model.onnx -O --cost            the optimized graph with per-node FMA\n"
       "  kiln bench model.onnx --json              median/min/p90/p99 ms on random inputs\n"
       "  kiln profile model.onnx                   per-node time, cost and memory\n"
+      "  kiln compare model.onnx model.nnef.tgz    where do two runs start to differ?\n"
       "Run 'kiln SUBCOMMAND --help' for the options of each.");
 
   try {

@@ -6,13 +6,16 @@
 #include <memory>
 
 #include "base/error.h"
+#include "base/isa.h"
 #include "base/threading.h"
 #include "cli/commands.h"
 #include "cli/cost_profile.h"
+#include "cli/profile_html.h"
 #include "cli/profile_report.h"
 #include "cli/progress.h"
 #include "cli/timing_inputs.h"
 #include "core/session.h"
+#include "core/state.h"
 #include "passes/pipeline.h"
 
 namespace kiln::cli {
@@ -46,16 +49,22 @@ int run_cost_profile(const CostProfileOptions& options) {
   ProfileResult profile;
   SymbolValues symbols;
   std::optional<MemoryStats> arena;
+  std::vector<PlannedValue> layout;
+  std::vector<int> order;
   if (o.profile) {
     auto model = load_model_for_timing(o.model, o.inputs, o.stage, o.seed);
     graph = model.graph;
     inputs_text = model.inputs.description;
     Session state(model.plan);
     ProgressLine progress("profile");
-    profile = profile_state(state, model.inputs.tensors, o.limits, !o.trace.empty(),
+    // Events feed the trace, and one run of them the timeline of --json and --html.
+    bool events = !o.trace.empty() || !o.html.empty() || o.json;
+    profile = profile_state(state, model.inputs.tensors, o.limits, events,
                             [&](double elapsed, size_t runs) { progress.update(elapsed, runs); });
     symbols = state.symbols();
     arena = state.memory_stats();
+    layout = state.state().memory_layout();
+    order = model.plan->order();
   } else {
     graph = load_model_with_facts(o.model);
     if (has_inputs(o.inputs)) {
@@ -70,18 +79,26 @@ int run_cost_profile(const CostProfileOptions& options) {
   report.inputs = inputs_text;
   report.threads = num_threads();
   report.arena = arena;
+  report.memory_layout = std::move(layout);
+  report.order = std::move(order);
+  report.timeline = median_run_events(profile);
+  report.cpu = cpu_description();
+  report.isa = isa_name(active_isa());
   if (!o.trace.empty()) write_trace(o.trace, *graph, profile);
+  if (!o.html.empty()) write_profile_html(o.html, report_json(report));
   if (o.json) {
     fmt::print("{}\n", report_json(report).dump(1));
     return 0;
   }
   if (o.profile) fmt::print("Inputs: {}\n", inputs_text);
-  fmt::print("Stage: {}\n", report.stage);
+  fmt::print("Stage: {}{}\n", report.stage, o.stage_note);
   print_node_table(report, o.cost);
   if (o.summary) print_summary(report);
   if (!o.trace.empty())
     fmt::print("\nTrace: {} ({} events; open in https://ui.perfetto.dev or chrome://tracing)\n",
                o.trace, profile.events.size());
+  if (!o.html.empty())
+    fmt::print("\nHTML report: {} (self-contained; open it in a browser)\n", o.html);
   return 0;
 }
 
@@ -96,12 +113,17 @@ Command add_profile_command(CLI::App& app) {
   add_input_options(cmd, o->inputs);
   add_stage_options(cmd, o->stage, "optimize");
   add_profile_limit_options(cmd, *o);
-  cmd->add_flag("--json", o->json,
-                "Machine-readable output: {\"nodes\":[{\"name\",\"op\",\"ms\",\"percent\",\"fma\","
-                "\"gflops\",\"output_shapes\"}],\"total_ms\",\"total_fma\",\"by_op\",\"memory\"}");
+  cmd->add_flag(
+      "--json", o->json,
+      "Machine-readable output: {\"nodes\":[{\"name\",\"op\",\"ms\",\"percent\",\"fma\","
+      "\"gflops\",\"output_shapes\",\"kernel\",\"reference\"}],\"total_ms\",\"total_fma\","
+      "\"by_op\",\"memory\":{...,\"plan\",\"order\"},\"timeline\",\"cpu\",\"isa\"}");
   cmd->add_option("--trace", o->trace,
                   "Write a Chrome trace (one event per node per run) to this JSON file; open it "
                   "in https://ui.perfetto.dev or chrome://tracing");
+  cmd->add_option("--html", o->html,
+                  "Write a self-contained HTML report (no network): time by op type, sortable "
+                  "node table, timeline, cost against time, memory plan; same data as --json");
   cmd->footer(
       "Inputs are random tensors of the input facts unless --input-bundle, --input or "
       "--input-npz give real ones.\n"
@@ -109,7 +131,8 @@ Command add_profile_command(CLI::App& app) {
       "  kiln profile model.onnx\n"
       "  kiln profile model.onnx --stage declutter   (before optimization)\n"
       "  kiln profile model.onnx -i 1,100,40,f32 --threads 1 --json > profile.json\n"
-      "  kiln profile model.onnx --input-bundle test_data_set_0 --trace trace.json");
+      "  kiln profile model.onnx --input-bundle test_data_set_0 --trace trace.json\n"
+      "  kiln profile model.onnx --html report.html");
   return [o] { return run_cost_profile(*o); };
 }
 

@@ -83,6 +83,10 @@ Report build_report(const Graph& graph, const ProfileResult* profile, const Symb
     row.op = n.op->name();
     row.output_shapes = shapes_text(n);
     row.cost = nc;
+    for (const auto& [key, value] : n.op->attributes())
+      if (key == "kernel") row.kernel = value;
+    row.reference = n.op->is_reference_impl();
+    if (row.reference) report.reference_nodes++;
     if (nc.cost.known) row.fma = evaluate(nc.cost.fma, symbols);
     if (!nc.cost.known)
       report.unknown_cost.push_back(graph.describe(nc.node) +
@@ -135,7 +139,8 @@ void print_node_table(const Report& report, bool cost) {
                             r.cost.output_bytes.is_int() ? bytes_text(r.cost.output_bytes.to_int())
                                                          : r.cost.output_bytes.to_string() + " B");
     }
-    line += fmt::format("{:>4} {} {} -> {}", r.node, r.op, r.name, r.output_shapes);
+    line += fmt::format("{:>4} {} {} -> {}{}", r.node, r.op, r.name, r.output_shapes,
+                        r.reference ? "  [reference]" : "");
     fmt::print("{}\n", line);
   }
 }
@@ -176,6 +181,11 @@ void print_summary(const Report& report) {
                report.unknown_cost.size());
     for (const auto& u : report.unknown_cost) fmt::print("    {}\n", u);
   }
+  if (report.reference_nodes > 0)
+    fmt::print(
+        "  {} node(s) [reference] run the reference implementation of an op with a kernel form "
+        "(codegen declined them){}\n",
+        report.reference_nodes, report.stage == "optimize" ? "" : " -- not optimized yet");
   if (report.profiled) {
     fmt::print("\nEntire network performance: {:.3f} ms/i (mean of {} runs; median {:.3f})\n",
                report.total_ms, report.runs, report.median_ms);
@@ -239,6 +249,8 @@ nlohmann::json report_json(const Report& report) {
       node["gflops"] = r.gflops;
     }
     if (!r.cost.error.empty()) node["cost_error"] = r.cost.error;
+    node["reference"] = r.reference;
+    if (!r.kernel.empty()) node["kernel"] = r.kernel;
     nodes.push_back(std::move(node));
   }
   nlohmann::json by_op = nlohmann::json::array();
@@ -266,6 +278,9 @@ nlohmann::json report_json(const Report& report) {
       {"inputs", report.inputs},
       {"stage", report.stage},
       {"threads", report.threads},
+      {"cpu", report.cpu},
+      {"isa", report.isa},
+      {"reference_nodes", report.reference_nodes},
       {"nodes", nodes},
       {"total_fma", total_known ? nlohmann::json(total_fma)
                                 : nlohmann::json(report.totals.total_fma().to_string())},
@@ -286,6 +301,24 @@ nlohmann::json report_json(const Report& report) {
     doc["memory"]["outputs_bytes"] = m.outputs_bytes;
     doc["memory"]["scratch_bytes"] = m.scratch_bytes;
   }
+  if (!report.memory_layout.empty()) {
+    nlohmann::json plan = nlohmann::json::array();
+    for (const auto& v : report.memory_layout)
+      plan.push_back({{"node", v.outlet.node},
+                      {"slot", v.outlet.slot},
+                      {"offset", v.offset},
+                      {"bytes", v.bytes},
+                      {"first_step", v.first},
+                      {"last_step", v.last}});
+    doc["memory"]["plan"] = plan;
+    doc["memory"]["order"] = report.order;
+  }
+  if (!report.timeline.empty()) {
+    nlohmann::json events = nlohmann::json::array();
+    for (const auto& e : report.timeline)
+      events.push_back({{"node", e.node}, {"start_us", e.start_us}, {"us", e.duration_us}});
+    doc["timeline"] = {{"run", report.timeline.front().run}, {"thread", 0}, {"events", events}};
+  }
   if (report.profiled) {
     doc["runs"] = report.runs;
     doc["total_ms"] = report.total_ms;
@@ -295,6 +328,24 @@ nlohmann::json report_json(const Report& report) {
         report.total_ms > 0 ? report.accounted_ms / report.total_ms * 100 : 0.0;
   }
   return doc;
+}
+
+std::vector<NodeEvent> median_run_events(const ProfileResult& profile) {
+  if (profile.events.empty() || profile.run_ms.empty()) return {};
+  std::vector<size_t> runs(profile.run_ms.size());
+  for (size_t i = 0; i < runs.size(); i++) runs[i] = i;
+  std::nth_element(runs.begin(), runs.begin() + static_cast<long>(runs.size() / 2), runs.end(),
+                   [&](size_t a, size_t b) { return profile.run_ms[a] < profile.run_ms[b]; });
+  int median = static_cast<int>(runs[runs.size() / 2]);
+  std::vector<NodeEvent> out;
+  for (const auto& e : profile.events)
+    if (e.run == median) out.push_back(e);
+  // Relative to the run's first node.
+  if (!out.empty()) {
+    double origin = out.front().start_us;
+    for (auto& e : out) e.start_us -= origin;
+  }
+  return out;
 }
 
 void write_trace(const std::string& path, const Graph& graph, const ProfileResult& profile) {

@@ -21,6 +21,8 @@ struct ReportRow {
   std::optional<int64_t> fma;  // the FMA count when it evaluates to a number
   double ms = 0, percent = 0;  // when profiled
   double gflops = 0;           // 2 x FMA / time, when both are known
+  std::string kernel;          // the op's "kernel" attribute (packed kernel ops), or empty
+  bool reference = false;      // runs a reference eval codegen declined (Op::is_reference_impl)
 };
 
 struct OpTypeRow {
@@ -33,7 +35,9 @@ struct OpTypeRow {
 
 struct Report {
   std::string model, inputs, stage;
+  std::string cpu, isa;  // where it ran (the CPU's name, kernels' ISA)
   int threads = 1;
+  int reference_nodes = 0;  // rows with `reference` set
   bool profiled = false;
   int runs = 0;
   double total_ms = 0;      // mean whole-network time per run
@@ -45,8 +49,11 @@ struct Report {
   std::map<DatumType, std::optional<int64_t>> fma_values;  // totals evaluated
   std::vector<std::string> unknown_cost;                   // "id name (Op): why"
   int64_t weights_bytes = 0, peak_rss_bytes = 0;
-  Dim activation_bytes = 0;          // symbolic when output shapes are
-  std::optional<MemoryStats> arena;  // the State's memory plan, when the model ran
+  Dim activation_bytes = 0;                 // symbolic when output shapes are
+  std::optional<MemoryStats> arena;         // the State's memory plan, when the model ran
+  std::vector<PlannedValue> memory_layout;  // its values: arena offset, bytes, steps
+  std::vector<int> order;                   // the plan's evaluation order (step -> node)
+  std::vector<NodeEvent> timeline;          // one run's node events (the median run)
 };
 
 // Builds the report from the graph's costs and, when given, a profile of it. Symbols in costs
@@ -60,6 +67,9 @@ void print_summary(const Report& report);
 // {"nodes":[{"name","op","ms","percent","fma","gflops","output_shapes",...}],"total_ms",
 //  "total_fma","by_op":[...],"memory":{...},...}
 nlohmann::json report_json(const Report& report);
+// The events of the profiled run whose time is the median (for timelines); empty when none
+// were recorded.
+std::vector<NodeEvent> median_run_events(const ProfileResult& profile);
 // Chrome trace event format: one complete ("ph":"X") event per node per run.
 void write_trace(const std::string& path, const Graph& graph, const ProfileResult& profile);
 

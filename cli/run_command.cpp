@@ -10,9 +10,15 @@
 #include "base/threading.h"
 #include "cli/commands.h"
 #include "cli/labels.h"
+#include "cli/limit_options.h"
 #include "cli/model_setup.h"
+#include "cli/pulse_setup.h"
 #include "cli/stage_options.h"
+#include "cli/stream_run.h"
+#include "cli/value_capture.h"
 #include "core/session.h"
+#include "core/state.h"
+#include "core/stream_session.h"
 #include "core/tensor_compare.h"
 #include "io/tensor/tensor_files.h"
 
@@ -32,19 +38,59 @@ struct RunOptions {
   bool quiet = false;
   std::string labels;  // --labels: print the top classes of output 0
   size_t top = 3;
-  int threads = 0;  // --threads: 0 keeps the default (physical cores)
+  int threads = 0;          // --threads: 0 keeps the default (physical cores)
+  LimitOptions limits;      // --max-memory, --timeout
+  std::string save_values;  // --save-values: every intermediate value as DIR/<key>.npy
+  std::string pulse;        // --pulse: stream the inputs through the pulsed model
+  StreamRunOptions stream;  // --stream: a stateful model over a long input, chunk by chunk
 };
 
 int run(const RunOptions& o) {
+  apply_limits(o.limits);
   if (o.threads > 0) set_num_threads(o.threads);
+  if (!o.stream.stream.empty()) {
+    KILN_ENSURE(o.pulse.empty() && o.assert_bundle.empty(),
+                "--stream runs a stateful model chunk by chunk: drop --pulse / "
+                "--assert-output-bundle");
+    StreamRunOptions s = o.stream;
+    s.model = o.model;
+    s.inputs = o.inputs;
+    s.output_dir = o.output_dir;
+    s.output_format = o.output_format;
+    s.quiet = o.quiet;
+    return run_stream(s);
+  }
   auto graph = load_model_with_facts(o.model);
+  const size_t weights = check_weights_fit(o.limits, *graph);
   auto inputs = gather_inputs(*graph, o.inputs);
-  // The inputs are known: analyse with their shapes so shape-dependent branches fold.
-  bind_input_shapes(*graph, inputs);
-  passes::check_constant_inputs(*graph, inputs);
-  run_stages(*graph, o.stage);
-  Session state(passes::plan(graph));
-  auto outputs = state.run(inputs);
+  std::vector<Tensor> outputs;
+  if (!o.pulse.empty()) {
+    // Streaming: the whole inputs cut into pulses, pushed through one session, the outputs
+    // concatenated with their delay dropped.
+    passes::check_constant_inputs(*graph, inputs);
+    PulsedSetup pulsed = pulsify_model(*graph, o.pulse);
+    StreamSession stream(pulsed.plan, pulsed.model.spec);
+    outputs = stream.run_whole(inputs);
+    if (!o.quiet)
+      fmt::print("pulse {} ({}): {}, {} pulses\n", pulsed.model.spec.pulse,
+                 pulsed.model.spec.symbol,
+                 describe_delays(pulsed.model.spec, graph->output_names()), stream.pulses());
+  } else {
+    // The inputs are known: analyse with their shapes so shape-dependent branches fold.
+    bind_input_shapes(*graph, inputs);
+    passes::check_constant_inputs(*graph, inputs);
+    run_stages(*graph, o.stage);
+    if (o.save_values.empty()) {
+      Session state(passes::plan(graph));
+      outputs = state.run(inputs);
+      check_plan_fits(o.limits, weights, state.memory_stats().arena_bytes);
+    } else {
+      CapturedRun values = capture_run(graph, inputs);
+      values.description = o.model.path;
+      save_values(values, o.save_values);
+      outputs = std::move(values.outputs);
+    }
+  }
 
   if (!o.output_dir.empty()) {
     std::filesystem::create_directories(o.output_dir);
@@ -122,16 +168,42 @@ Command add_run_command(CLI::App& app) {
                   "Threads kernels may use (default: the physical cores); results do not depend "
                   "on it")
       ->check(CLI::PositiveNumber);
+  add_limit_options(cmd, o->limits);
+  cmd->add_option("--save-values", o->save_values,
+                  "Also write every intermediate value (each node's outputs) as DIR/<name>.npy, "
+                  "listed in DIR/values.json (what kiln compare --reference reads)");
+  cmd->add_option("--pulse", o->pulse,
+                  "Stream: pulsify the model (P frames per call along the symbol's axis: 8 or "
+                  "S=8), cut the inputs into pulses (zero-padding the last), push them through "
+                  "one streaming session and concatenate the outputs without their delay");
+  cmd->add_option("--stream", o->stream.stream,
+                  "Stateful model over a long input: feed input NAME chunk by chunk along its "
+                  "last axis (a .wav given with --input NAME=FILE.wav is read as 16-bit PCM "
+                  "samples in [-1,1))");
+  cmd->add_option("--chunk", o->stream.chunk, "With --stream: new samples per chunk");
+  cmd->add_option("--context", o->stream.context,
+                  "With --stream: samples of the previous chunk each chunk repeats before its new "
+                  "ones (zeros before the start)")
+      ->capture_default_str();
+  cmd->add_option("--state", o->stream.states,
+                  "With --stream: OUTPUT:INPUT, feed output OUTPUT of each chunk to input INPUT "
+                  "of the next (starts as zeros or its --input); repeatable");
   cmd->footer(
       "Examples:\n"
       "  kiln run model.onnx --input-bundle test_data_set_0 --assert-output-bundle "
       "test_data_set_0\n"
+      "  kiln run wavenet_kws/model.onnx --pulse 8 --input-bundle test_data_set_0 "
+      "--assert-output-bundle test_data_set_0\n"
       "  kiln run model.onnx --input x=x.npy --output-dir out --output-format npy\n"
       "  kiln run model.onnx --input-bundle test_data_set_0 --threads 1\n"
+      "  kiln run model.onnx --input-bundle test_data_set_0 --max-memory 512M --timeout 10\n"
       "  kiln run model.onnx -i 1,S,40,f32 --input-npz inputs.npz\n"
       "  kiln run model.onnx --stage typed --input-bundle test_data_set_0   (no passes)\n"
       "  kiln run kws.pb --input wav_data=@clip.wav --labels labels.txt --top 3\n"
-      "  kiln run kws.pb --input-node Mfcc --input Mfcc=mfcc.npy --output-node labels_softmax");
+      "  kiln run kws.pb --input-node Mfcc --input Mfcc=mfcc.npy --output-node labels_softmax\n"
+      "  kiln run silero_vad_v5/model.onnx --stream input --chunk 512 --context 64 --state "
+      "stateN:state --input input=speech.wav -i sr:i64=16000   (a VAD over a file: one line "
+      "per chunk; --output-dir saves them stacked)");
   return [o] { return run(*o); };
 }
 

@@ -1,5 +1,7 @@
 #include "cli/stage_options.h"
 
+#include "cli/test_fault.h"
+
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
@@ -31,6 +33,7 @@ std::shared_ptr<Graph> load_model_at_stage(const ModelOptions& model, const Stag
 
 PassReport run_stages(Graph& graph, const StageOptions& stage) {
   PassReport report = passes::run_to_stage(graph, selected_stage(stage));
+  if (selected_stage(stage) >= passes::Stage::Optimize) apply_test_fault(graph);
   if (spdlog::should_log(spdlog::level::info) && !report.stages.empty()) {
     std::string text = pass_report_text(report);
     size_t start = 0;

@@ -64,6 +64,7 @@ class Dim {
   };
 
  private:
+  friend Dim dims_product(const std::vector<Dim>& dims);
   void normalize();
   // The division atom when this dim is `n/d` or `n/d + k`, else null.
   const Atom* single_division() const;
@@ -74,7 +75,7 @@ std::ostream& operator<<(std::ostream& os, const Dim& d);
 
 // Dims of a shape, printed "1,S,40".
 std::string dims_to_string(const std::vector<Dim>& dims);
-// Product of dims.
+// Product of dims: linear in their number (monomials join into one term, sorted once).
 Dim dims_product(const std::vector<Dim>& dims);
 
 }  // namespace kiln

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "base/error.h"
+#include "core/run_limits.h"
 #include "core/source_ops.h"
 
 namespace kiln {
@@ -216,6 +217,7 @@ void State::run_into(const std::vector<Tensor>& inputs, std::vector<Tensor>& out
   for (size_t i = 0; i < inputs.size(); i++)
     values_[static_cast<size_t>(g.inputs()[i].node)][0] = inputs[i];
   for (int id : order_without_consts_) {
+    check_deadline("running the graph");  // --timeout (core/run_limits.h)
     const Node& n = g.node(id);
     size_t first = first_value_[static_cast<size_t>(id)];
     EvalContext ctx(values_[static_cast<size_t>(id)], &placements_[first], &kinds_[first],
@@ -375,6 +377,23 @@ MemoryStats State::memory_stats() const {
   m.scratch_bytes = scratch_.capacity();
   m.layouts = layouts_;
   return m;
+}
+
+std::vector<PlannedValue> State::memory_layout() const {
+  // A value's lifetime in the arena extends to the last use of the views sharing its buffer.
+  std::vector<int> last(values_info_.size(), -1);
+  for (const Value& v : values_info_)
+    if (v.root >= 0)
+      last[static_cast<size_t>(v.root)] = std::max(last[static_cast<size_t>(v.root)], v.last);
+  std::vector<PlannedValue> out;
+  for (size_t vi = 0; vi < values_info_.size(); vi++) {
+    const OutputPlacement& p = placements_[vi];
+    if (!p.arena) continue;
+    const Value& v = values_info_[vi];
+    int slot = static_cast<int>(vi - first_value_[static_cast<size_t>(v.node)]);
+    out.push_back({Outlet{v.node, slot}, p.offset, v.bytes, v.first, std::max(v.first, last[vi])});
+  }
+  return out;
 }
 
 std::vector<Tensor> run_graph(GraphPtr graph, const std::vector<Tensor>& inputs) {

@@ -50,6 +50,14 @@ struct MemoryStats {
   int layouts = 0;            // arena layouts so far (1 after the first run, more when sizes grew)
 };
 
+// One value of the memory plan: its place in the arena and the steps (positions in
+// Plan::order) from the one that writes it to the last one that reads it or a view of it.
+struct PlannedValue {
+  Outlet outlet;
+  size_t offset = 0, bytes = 0;
+  int first = 0, last = 0;
+};
+
 class State {
  public:
   explicit State(PlanPtr plan);
@@ -73,6 +81,13 @@ class State {
   const SymbolValues& symbols() const { return symbols_; }
   const Plan& plan() const { return *plan_; }
   MemoryStats memory_stats() const;
+  // The values the current arena layout places, in value order (empty before the first run).
+  std::vector<PlannedValue> memory_layout() const;
+  // A node's outputs as they stand: read from a NodeTimer, right after the node ran, they are
+  // its values of this run (later nodes may reuse their arena memory).
+  const std::vector<Tensor>& node_values(int node) const {
+    return values_[static_cast<size_t>(node)];
+  }
 
  private:
   struct Value;  // per node output: lifetime, size, placement

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <new>
 
+#include "core/run_limits.h"
 #include "core/sequence.h"
 
 namespace kiln {
@@ -54,8 +55,12 @@ Storage::Storage(DatumType dt, size_t count) : dt_(dt), count_(count) {
   bytes_ = count * elem;
   size_t alloc = (bytes_ + kTensorAlignment - 1) / kTensorAlignment * kTensorAlignment;
   if (alloc == 0) alloc = kTensorAlignment;
+  charge_memory(alloc);  // throws past the memory budget (core/run_limits.h)
   data_ = std::aligned_alloc(kTensorAlignment, alloc);
-  if (!data_) fail("out of memory allocating {} bytes", alloc);
+  if (!data_) {
+    release_memory(alloc);
+    fail("out of memory allocating {} bytes", alloc);
+  }
   if (dt == DatumType::String) {
     auto* s = static_cast<std::string*>(data_);
     for (size_t i = 0; i < count; i++) new (s + i) std::string();
@@ -82,6 +87,8 @@ Storage::~Storage() {
     for (size_t i = 0; i < count_; i++) s[i].~OptionalValue();
   }
   std::free(data_);
+  size_t alloc = (bytes_ + kTensorAlignment - 1) / kTensorAlignment * kTensorAlignment;
+  release_memory(alloc == 0 ? kTensorAlignment : alloc);
 }
 
 Tensor::Tensor(DatumType dt, Shape shape) : dt_(dt), shape_(std::move(shape)) {

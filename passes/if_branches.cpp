@@ -1,5 +1,7 @@
 #include "passes/if_branches.h"
 
+#include <spdlog/spdlog.h>
+
 #include "base/error.h"
 #include "core/patch.h"
 #include "ops/control/if.h"
@@ -20,7 +22,8 @@ GraphPtr rewrite_branch(const ops::IfBranch& branch, const Graph& graph, const N
       body->set_input_fact(i, graph.fact(n.inputs.at(branch.input_map[i])));
     PassReport report = run_to_stage(*body, stage);
     if (report.total_rewrites() == 0) return nullptr;
-  } catch (const Error&) {
+  } catch (const Error& e) {
+    spdlog::debug("if-branches: a branch of '{}' is left as loaded: {}", n.name, e.what());
     return nullptr;
   }
   return body;
@@ -41,7 +44,7 @@ size_t IfBranches::run(Graph& graph) {
     if (!then_graph && !else_graph) continue;
     if (then_graph) then_branch.graph = then_graph;
     if (else_graph) else_branch.graph = else_graph;
-    patch.replace_op(n.id, std::make_shared<ops::If>(then_branch, else_branch));
+    patch.replace_op(n.id, std::make_shared<ops::If>(then_branch, else_branch, op->assumed()));
   }
   return patch.commit();
 }

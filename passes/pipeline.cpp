@@ -79,6 +79,10 @@ PassManager optimize_passes(bool codegen) {
   m.add(std::make_unique<DeadNodes>());
   m.add(std::make_unique<MergeParallelMatMuls>());
   if (codegen) {
+    // Before codegen: the branches of an If whose condition is known only at run time get
+    // this stage too (Silero's sample-rate If when `sr` is not given). Declutter leaves them
+    // as loaded, so NNEF archives (written at declutter) keep the branches they came with.
+    m.add_final(std::make_unique<IfBranches>(Stage::Optimize));
     m.add_final(std::make_unique<Codegen>());
     m.add_final(std::make_unique<FuseOutput>());
     m.add_final(std::make_unique<MaxPoolValuesPass>());

@@ -133,6 +133,8 @@ status=0
 ctest --test-dir "$build" -j "$(nproc)" -L "$labels" --output-on-failure || status=$?
 t3=$(date +%s)
 
+echo "ci-arm: ISAs exercised under qemu ($arch): neon and generic (KILN_ISA=generic); the x86"
+echo "ci-arm: ISAs are tested by scripts/test.sh (ctest -L isa)"
 echo "ci-arm: $arch leg: setup $((t1 - t0)) s, build $((t2 - t1)) s, tests under qemu" \
   "$((t3 - t2)) s, total $((t3 - t0)) s (labels: $labels)"
 echo "ci-arm: load: $(uptime)"

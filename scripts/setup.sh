@@ -11,6 +11,9 @@ packages=(
   libarchive-dev zlib1g-dev
   libonnx-testdata
   python3 clang-format
+  libclang-rt-14-dev
+  # headless rendering of `kiln profile --html` (tests/cli/html_report_browser_test.sh)
+  chromium
 )
 
 missing=()

@@ -7,3 +7,5 @@ bash scripts/setup.sh
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DKILN_WERROR=ON
 cmake --build build -j "$(nproc)"
 ctest --test-dir build -j "$(nproc)" --output-on-failure
+# Which ISAs the per-ISA legs (ctest -L isa) exercised; loud when the CPU lacks one.
+bash tests/isa/run_isa_leg.sh --summary

@@ -3,6 +3,7 @@
 #include <archive.h>
 #include <archive_entry.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -48,13 +49,16 @@ void account(const std::string& container, const std::string& entry, uint64_t si
               limits.max_entries);
 }
 
-FileMap read_archive(const std::string& path, const ArchiveLimits& limits) {
+// `bytes`: the archive in memory, or null to read the file `path`.
+FileMap read_archive(const std::string& path, const std::string_view* bytes,
+                     const ArchiveLimits& limits) {
   ReadArchive r;
   archive_read_support_filter_gzip(r.a);
   archive_read_support_filter_none(r.a);
   archive_read_support_format_tar(r.a);
-  if (archive_read_open_filename(r.a, path.c_str(), 1 << 16) != ARCHIVE_OK)
-    fail("cannot open NNEF archive '{}': {}", path, archive_error(r.a));
+  const int opened = bytes ? archive_read_open_memory(r.a, bytes->data(), bytes->size())
+                           : archive_read_open_filename(r.a, path.c_str(), 1 << 16);
+  if (opened != ARCHIVE_OK) fail("cannot open NNEF archive '{}': {}", path, archive_error(r.a));
   FileMap files;
   uint64_t total = 0;
   size_t count = 0;
@@ -80,7 +84,8 @@ FileMap read_archive(const std::string& path, const ArchiveLimits& limits) {
     KILN_ENSURE(declared >= 0, "'{}': entry '{}' has a negative size", path, name);
     account(path, rel, static_cast<uint64_t>(declared), total, count, limits);
     std::string data;
-    data.reserve(static_cast<size_t>(declared));
+    // The declared size is only a claim: reserve no more than the data seen can back.
+    data.reserve(static_cast<size_t>(std::min<int64_t>(declared, int64_t{1} << 24)));
     char buf[1 << 16];
     for (;;) {
       la_ssize_t n = archive_read_data(r.a, buf, sizeof buf);
@@ -156,7 +161,12 @@ FileMap read_container(const std::string& path, const ArchiveLimits& limits) {
   if (fs::is_directory(path, ec)) return read_directory(path, limits);
   KILN_ENSURE(fs::is_regular_file(path, ec), "NNEF model '{}' is neither a directory nor a file",
               path);
-  return read_archive(path, limits);
+  return read_archive(path, nullptr, limits);
+}
+
+FileMap read_archive_bytes(std::string_view bytes, const std::string& name,
+                           const ArchiveLimits& limits) {
+  return read_archive(name, &bytes, limits);
 }
 
 void write_container(const std::string& path, const FileMap& files) {

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <string_view>
 
 namespace kiln::nnef {
 
@@ -22,6 +23,9 @@ struct ArchiveLimits {
 // Reads every regular file of a directory or archive. Throws kiln::Error naming the path and
 // the offending entry on anything unsafe or malformed.
 FileMap read_container(const std::string& path, const ArchiveLimits& limits = {});
+// Same, for a .tar or .tgz archive held in memory; `name` names it in errors.
+FileMap read_archive_bytes(std::string_view bytes, const std::string& name,
+                           const ArchiveLimits& limits = {});
 // True when `path` names an archive (by extension) rather than a directory.
 bool is_archive_path(const std::string& path);
 

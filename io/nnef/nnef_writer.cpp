@@ -6,6 +6,7 @@
 #include "base/error.h"
 #include "io/nnef/dat_file.h"
 #include "io/nnef/serializer.h"
+#include "io/nnef/strict_lowering.h"
 
 namespace kiln::nnef {
 
@@ -187,14 +188,19 @@ void WriterContext::emit_node(int id) {
   KILN_ENSURE(!in_progress_.count(id), "NNEF writer: cycle through node {}", graph_.describe(id));
   in_progress_.insert(id);
   auto it = serializers().find(node.op->name());
+  auto lowering = strict_lowerings().find(node.op->name());
+  bool has_lowering = lowering != strict_lowerings().end();
   bool done = false;
-  if (it != serializers().end()) {
-    try {
-      done = it->second(*this, node);
-    } catch (Error& e) {
-      e.with_context("writing node " + graph_.describe(id));
-      throw;
-    }
+  try {
+    // Strict: the exact standard expression first; otherwise the op's serializer, then a
+    // lowering that stands in for a missing serializer.
+    if (has_lowering && shared_->strict) done = lowering->second.write(*this, node);
+    if (!done && it != serializers().end()) done = it->second(*this, node);
+    if (!done && has_lowering && lowering->second.always && !shared_->strict)
+      done = lowering->second.write(*this, node);
+  } catch (Error& e) {
+    e.with_context("writing node " + graph_.describe(id));
+    throw;
   }
   if (!done) {
     unsupported(node, "");
@@ -282,6 +288,7 @@ std::string WriterContext::write_fragment(const Graph& body, const std::vector<s
 
 WrittenModel write_nnef(const Graph& graph, const WriteOptions& options) {
   WriterContext ctx(graph);
+  ctx.shared().strict = options.strict;
   std::vector<std::string> input_ids;
   for (size_t i = 0; i < graph.inputs().size(); i++) {
     Outlet o = graph.inputs()[i];
@@ -317,7 +324,18 @@ WrittenModel write_nnef(const Graph& graph, const WriteOptions& options) {
   if (options.strict && !model.extension_ops.empty()) {
     std::string list;
     for (const auto& op : model.extension_ops) list += "\n  " + op;
-    fail("--nnef-strict: the graph needs NNEF extensions for these ops:{}", list);
+    fail(
+        "--nnef-strict: the graph needs NNEF extensions for these ops:{}\n(they have no exact "
+        "standard NNEF form here: docs/nnef.md says why for each)",
+        list);
+  }
+  if (options.strict && !shared.symbols.empty()) {
+    std::string list;
+    for (const auto& s : shared.symbols) list += (list.empty() ? "" : ", ") + s;
+    fail(
+        "--nnef-strict: symbolic dims ({}) need the tract_symbol extension; give concrete input "
+        "shapes with -i",
+        list);
   }
   std::string text = "version 1.0;\n";
   if (!shared.fragments.empty()) model.extensions.push_back("KHR_enable_fragment_definitions");

@@ -27,6 +27,7 @@ class WriterContext {
     std::set<std::string> symbols;
     std::map<std::string, std::vector<std::string>> unsupported;
     std::vector<std::string> fragments;  // fragment definitions, in writing order
+    bool strict = false;                 // prefer exact standard expressions (strict_lowering.h)
   };
 
   explicit WriterContext(const Graph& graph) : graph_(graph), shared_(std::make_shared<Shared>()) {}

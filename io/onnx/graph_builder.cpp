@@ -5,6 +5,7 @@
 #include <cctype>
 
 #include "base/error.h"
+#include "core/run_limits.h"
 #include "core/sequence.h"
 #include "core/source_ops.h"
 #include "io/onnx/tensor_proto.h"
@@ -51,6 +52,7 @@ Fact fact_from_type(const onnx::TypeProto& type, const std::string& name, bool i
   Fact fact;
   fact.dt = *dt;
   if (tt.has_shape()) {
+    check_rank(tt.shape().dim_size(), "value type");
     for (const auto& d : tt.shape().dim()) {
       if (d.has_dim_value()) {
         KILN_ENSURE(d.dim_value() >= 0, "value '{}' has negative dimension {}", name,

@@ -5,6 +5,7 @@
 #include <fstream>
 
 #include "base/error.h"
+#include "core/run_limits.h"
 
 namespace kiln::onnx_io {
 
@@ -131,6 +132,7 @@ Tensor tensor_from_proto(const TP& proto, const std::string& base_dir) {
   auto dt = datum_type_from_onnx(proto.data_type());
   KILN_ENSURE(dt.has_value(), "tensor '{}' has unsupported ONNX data type {}", proto.name(),
               proto.data_type());
+  check_rank(proto.dims_size(), "TensorProto");
   Shape shape(proto.dims().begin(), proto.dims().end());
   for (int64_t d : shape)
     KILN_ENSURE(d >= 0, "tensor '{}' has negative dimension {}", proto.name(), d);
@@ -153,6 +155,11 @@ Tensor tensor_from_proto(const TP& proto, const std::string& base_dir) {
                 "tensor '{}' has {} bytes of raw data, shape [{}] {} needs {}", name, raw.size(),
                 shape_to_string(shape), name_of(*dt), t.nbytes());
     if (!raw.empty()) std::memcpy(t.raw_data(), raw.data(), raw.size());
+    if (*dt == DatumType::Bool) {
+      // A bool byte other than 0 or 1 read as bool is undefined behaviour: nonzero is true.
+      auto* b = static_cast<uint8_t*>(t.raw_data());
+      for (int64_t i = 0; i < t.numel(); i++) b[i] = b[i] != 0;
+    }
     return t;
   }
   switch (*dt) {

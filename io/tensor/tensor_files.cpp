@@ -4,12 +4,13 @@
 #include <archive_entry.h>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <regex>
 
 #include "base/error.h"
+#include "core/run_limits.h"
 #include "core/sequence.h"
 #include "io/onnx/tensor_proto.h"
 #include "io/onnx/value_proto.h"
@@ -51,6 +52,129 @@ const NpyType kNpyTypes[] = {
     {"<i8", DatumType::I64}, {"|u1", DatumType::U8},  {"<u2", DatumType::U16},
     {"<u4", DatumType::U32}, {"<u8", DatumType::U64}, {"|b1", DatumType::Bool},
 };
+
+// The .npy header: a Python dict literal such as
+//   {'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }
+// read by a hand-written scanner, one pass, no recursion and no backtracking (std::regex
+// overflowed the stack on a header with ~28,000 spaces inside the shape tuple, which numpy
+// reads fine). Keys and strings in single or double quotes, whitespace anywhere numpy's
+// literal_eval allows it; any other value or key is an error.
+struct NpyHeader {
+  std::string descr;
+  bool fortran_order = false;
+  Shape shape;
+};
+
+class NpyHeaderScanner {
+ public:
+  NpyHeaderScanner(std::string_view text, const std::string& what) : s_(text), what_(what) {}
+
+  NpyHeader parse() {
+    NpyHeader h;
+    bool has_descr = false, has_order = false, has_shape = false;
+    expect('{');
+    while (!eat('}')) {
+      std::string key = string_literal();
+      expect(':');
+      if (key == "descr") {
+        h.descr = string_literal();
+        has_descr = true;
+      } else if (key == "fortran_order") {
+        h.fortran_order = boolean();
+        has_order = true;
+      } else if (key == "shape") {
+        h.shape = tuple();
+        has_shape = true;
+      } else {
+        fail("{}: .npy header has an unknown key '{}'", what_, key);
+      }
+      if (!eat(',')) {
+        expect('}');
+        break;
+      }
+    }
+    skip();
+    KILN_ENSURE(pos_ == s_.size(), "{}: unexpected text after the .npy header dict", what_);
+    KILN_ENSURE(has_descr, "{}: .npy header has no descr", what_);
+    KILN_ENSURE(has_order, "{}: .npy header has no fortran_order", what_);
+    KILN_ENSURE(has_shape, "{}: .npy header has no shape", what_);
+    return h;
+  }
+
+ private:
+  void skip() {
+    while (pos_ < s_.size() && (s_[pos_] == ' ' || s_[pos_] == '\t' || s_[pos_] == '\n' ||
+                                s_[pos_] == '\r' || s_[pos_] == '\f' || s_[pos_] == '\v'))
+      pos_++;
+  }
+  bool eat(char c) {
+    skip();
+    if (pos_ < s_.size() && s_[pos_] == c) {
+      pos_++;
+      return true;
+    }
+    return false;
+  }
+  void expect(char c) {
+    KILN_ENSURE(eat(c), "{}: malformed .npy header: expected '{}' at offset {}", what_, c, pos_);
+  }
+  std::string string_literal() {
+    skip();
+    KILN_ENSURE(pos_ < s_.size() && (s_[pos_] == '\'' || s_[pos_] == '"'),
+                "{}: malformed .npy header: expected a quoted string at offset {}", what_, pos_);
+    const char quote = s_[pos_++];
+    const size_t end = s_.find(quote, pos_);
+    KILN_ENSURE(end != std::string_view::npos, "{}: malformed .npy header: unterminated string",
+                what_);
+    std::string out(s_.substr(pos_, end - pos_));
+    pos_ = end + 1;
+    return out;
+  }
+  bool boolean() {
+    skip();
+    for (const char* word : {"True", "False"}) {
+      const size_t n = std::strlen(word);
+      if (s_.substr(pos_, n) == word) {
+        pos_ += n;
+        return word[0] == 'T';
+      }
+    }
+    fail("{}: malformed .npy header: fortran_order must be True or False", what_);
+  }
+  // (), (3,), (2, 3) or (2, 3,): non-negative integers.
+  Shape tuple() {
+    expect('(');
+    Shape shape;
+    while (!eat(')')) {
+      skip();
+      const size_t start = pos_;
+      int64_t v = 0;
+      while (pos_ < s_.size() && s_[pos_] >= '0' && s_[pos_] <= '9') {
+        KILN_ENSURE(pos_ - start < 16, "{}: .npy dimension {}... is too large", what_,
+                    s_.substr(start, 16));
+        v = v * 10 + (s_[pos_++] - '0');
+      }
+      KILN_ENSURE(pos_ > start, "{}: malformed .npy header: expected a dimension at offset {}",
+                  what_, pos_);
+      if (pos_ < s_.size() && s_[pos_] == 'L') pos_++;  // Python 2 long literals
+      shape.push_back(v);
+      check_rank(static_cast<int64_t>(shape.size()), ".npy shape");
+      if (!eat(',')) {
+        expect(')');
+        break;
+      }
+    }
+    return shape;
+  }
+
+  std::string_view s_;
+  const std::string& what_;
+  size_t pos_ = 0;
+};
+
+NpyHeader parse_npy_header(std::string_view text, const std::string& what) {
+  return NpyHeaderScanner(text, what).parse();
+}
 
 }  // namespace
 
@@ -119,40 +243,35 @@ Tensor parse_npy(const std::string& bytes, const std::string& what) {
       header_len |= size_t{static_cast<unsigned char>(bytes[8 + i])} << (8 * i);
     header_start = 12;
   }
-  KILN_ENSURE(header_start + header_len <= bytes.size(), "{}: truncated .npy header", what);
-  std::string header = bytes.substr(header_start, header_len);
-  std::smatch m;
-  KILN_ENSURE(std::regex_search(header, m, std::regex(R"('descr'\s*:\s*'([^']*)')")),
-              "{}: .npy header has no descr", what);
-  std::string descr = m[1];
+  KILN_ENSURE(header_len <= bytes.size() - header_start, "{}: truncated .npy header", what);
+  const NpyHeader h =
+      parse_npy_header(std::string_view(bytes).substr(header_start, header_len), what);
+  std::string descr = h.descr;
   if (descr == "<b1") descr = "|b1";
   if (descr == "<i1") descr = "|i1";
   if (descr == "<u1") descr = "|u1";
-  KILN_ENSURE(std::regex_search(header, m, std::regex(R"('fortran_order'\s*:\s*(True|False))")),
-              "{}: .npy header has no fortran_order", what);
-  KILN_ENSURE(m[1] == "False", "{}: Fortran-ordered .npy arrays are not supported", what);
-  KILN_ENSURE(std::regex_search(header, m, std::regex(R"('shape'\s*:\s*\(([^)]*)\))")),
-              "{}: .npy header has no shape", what);
-  Shape shape;
-  std::string dims = m[1];
-  std::regex num(R"(\d+)");
-  for (auto it = std::sregex_iterator(dims.begin(), dims.end(), num); it != std::sregex_iterator();
-       ++it) {
-    KILN_ENSURE(it->str().size() < 16, "{}: dimension {} is too large", what, it->str());
-    shape.push_back(std::stoll(it->str()));
-  }
+  KILN_ENSURE(!h.fortran_order, "{}: Fortran-ordered .npy arrays are not supported", what);
+  const Shape& shape = h.shape;
   const NpyType* type = nullptr;
   for (const auto& t : kNpyTypes)
     if (descr == t.descr) type = &t;
   KILN_ENSURE(type, "{}: unsupported .npy dtype '{}'", what, descr);
   int64_t numel = shape_numel(shape);
-  size_t need = static_cast<size_t>(numel) * size_of(type->dt);
   size_t data_start = header_start + header_len;
+  KILN_ENSURE(static_cast<uint64_t>(numel) <= (bytes.size() - data_start) / size_of(type->dt),
+              "{}: .npy data has {} bytes, shape ({}) {} needs more", what,
+              bytes.size() - data_start, shape_to_string(shape), descr);
+  size_t need = static_cast<size_t>(numel) * size_of(type->dt);
   KILN_ENSURE(bytes.size() - data_start == need,
               "{}: .npy data has {} bytes, shape ({}) {} needs {}", what, bytes.size() - data_start,
               shape_to_string(shape), descr, need);
   Tensor t(type->dt, shape);
   if (need) std::memcpy(t.raw_data(), bytes.data() + data_start, need);
+  if (type->dt == DatumType::Bool) {
+    // numpy reads any nonzero byte as True; a bool byte other than 0 or 1 is undefined in C++.
+    auto* b = static_cast<uint8_t*>(t.raw_data());
+    for (int64_t i = 0; i < numel; i++) b[i] = b[i] != 0;
+  }
   return t;
 }
 
@@ -187,39 +306,66 @@ void write_npy(const std::string& path, const Tensor& tensor) {
   write_file(path, serialize_npy(tensor));
 }
 
-std::vector<NamedTensor> read_npz(const std::string& path) {
-  std::error_code ec;
-  KILN_ENSURE(fs::is_regular_file(path, ec), "npz file '{}' does not exist", path);
+namespace {
+// libarchive's message for the last error; it may have none (null, which fmt refuses).
+std::string archive_message(struct archive* a) {
+  const char* msg = archive_error_string(a);
+  return msg ? msg : "unknown libarchive error";
+}
+
+// `bytes`: the .npz in memory, or null to read the file `path`.
+std::vector<NamedTensor> read_npz_from(const std::string& path, const std::string_view* bytes) {
   struct archive* a = archive_read_new();
   archive_read_support_format_zip(a);
   archive_read_support_filter_all(a);
   std::vector<NamedTensor> out;
   try {
-    KILN_ENSURE(archive_read_open_filename(a, path.c_str(), 1 << 16) == ARCHIVE_OK,
-                "'{}' is not a readable .npz (zip) file: {}", path, archive_error_string(a));
+    const int opened = bytes ? archive_read_open_memory(a, bytes->data(), bytes->size())
+                             : archive_read_open_filename(a, path.c_str(), 1 << 16);
+    KILN_ENSURE(opened == ARCHIVE_OK, "'{}' is not a readable .npz (zip) file: {}", path,
+                archive_message(a));
     struct archive_entry* entry;
     int r;
     while ((r = archive_read_next_header(a, &entry)) == ARCHIVE_OK) {
-      std::string name = archive_entry_pathname(entry);
+      const char* raw_name = archive_entry_pathname(entry);
+      std::string name = raw_name ? raw_name : "";
       if (archive_entry_filetype(entry) != AE_IFREG) continue;
-      KILN_ENSURE(archive_entry_size(entry) < (int64_t{1} << 34), "'{}': entry {} is too large",
-                  path, name);
+      // Entries may not say their size (or lie about it): the data read is bounded too, by the
+      // memory budget when one is set (core/run_limits.h), so a zip bomb is an error.
+      uint64_t limit = uint64_t{1} << 34;
+      if (memory_budget() != 0) limit = std::min<uint64_t>(limit, memory_budget());
+      KILN_ENSURE(archive_entry_size(entry) >= 0 &&
+                      static_cast<uint64_t>(archive_entry_size(entry)) < limit,
+                  "'{}': entry {} is too large", path, name);
       std::string bytes;
       char buf[1 << 16];
       la_ssize_t n;
-      while ((n = archive_read_data(a, buf, sizeof buf)) > 0)
+      while ((n = archive_read_data(a, buf, sizeof buf)) > 0) {
         bytes.append(buf, static_cast<size_t>(n));
-      KILN_ENSURE(n == 0, "'{}': cannot read entry {}: {}", path, name, archive_error_string(a));
+        KILN_ENSURE(bytes.size() < limit, "'{}': entry {} is too large", path, name);
+      }
+      KILN_ENSURE(n == 0, "'{}': cannot read entry {}: {}", path, name, archive_message(a));
       if (ends_with(name, ".npy")) name.resize(name.size() - 4);
       out.push_back({name, parse_npy(bytes, fmt::format("'{}' entry {}", path, name))});
     }
-    KILN_ENSURE(r == ARCHIVE_EOF, "'{}': corrupt .npz: {}", path, archive_error_string(a));
+    KILN_ENSURE(r == ARCHIVE_EOF, "'{}': corrupt .npz: {}", path, archive_message(a));
   } catch (...) {
     archive_read_free(a);
     throw;
   }
   archive_read_free(a);
   return out;
+}
+}  // namespace
+
+std::vector<NamedTensor> read_npz(const std::string& path) {
+  std::error_code ec;
+  KILN_ENSURE(fs::is_regular_file(path, ec), "npz file '{}' does not exist", path);
+  return read_npz_from(path, nullptr);
+}
+
+std::vector<NamedTensor> parse_npz(std::string_view bytes, const std::string& what) {
+  return read_npz_from(what, &bytes);
 }
 
 void write_npz(const std::string& path, const std::vector<NamedTensor>& tensors) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -33,6 +34,8 @@ std::string serialize_npy(const Tensor& tensor);
 // numpy .npz (a zip of .npy files, stored or deflated): entries in archive order, names
 // without the .npy suffix.
 std::vector<NamedTensor> read_npz(const std::string& path);
+// Same, from the bytes of a .npz; `what` names it in errors.
+std::vector<NamedTensor> parse_npz(std::string_view bytes, const std::string& what);
 void write_npz(const std::string& path, const std::vector<NamedTensor>& tensors);
 
 // The files `prefix_0.pb`, `prefix_1.pb`, ... of a folder, in order ("input" or "output"),

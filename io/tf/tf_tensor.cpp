@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "base/error.h"
+#include "core/run_limits.h"
 
 namespace kiln::tf_io {
 
@@ -85,6 +86,7 @@ int tf_from_datum_type(DatumType dt) {
 
 std::optional<std::vector<Dim>> dims_from_tf(const tfproto::TensorShapeProto& shape) {
   if (shape.unknown_rank()) return std::nullopt;
+  check_rank(shape.dim_size(), "TensorShapeProto");
   std::vector<Dim> dims;
   for (const auto& d : shape.dim()) {
     if (d.size() < 0)
@@ -146,6 +148,11 @@ Tensor tensor_from_tf(const tfproto::TensorProto& proto) {
                 "TensorProto: tensor_content has {} bytes, a {} tensor of shape [{}] needs {}",
                 bytes.size(), name_of(dt), shape_to_string(shape), t.nbytes());
     if (!bytes.empty()) std::memcpy(t.raw_data(), bytes.data(), bytes.size());
+    if (dt == DatumType::Bool) {
+      // A bool byte other than 0 or 1 read as bool is undefined behaviour: nonzero is true.
+      auto* b = static_cast<uint8_t*>(t.raw_data());
+      for (int64_t i = 0; i < t.numel(); i++) b[i] = b[i] != 0;
+    }
     return t;
   }
   switch (dt) {

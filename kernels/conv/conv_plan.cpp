@@ -22,11 +22,10 @@ namespace {
 // outputs' range on those convs).
 constexpr int kWinogradTile = 4;
 
-// Depthwise: the kernel handles small planes a vector width of channels at a time (8 on AVX2, 4
-// on NEON), so threads split whole blocks of 8 channels (no ragged tail of channels that take
-// the slower row path), and pieces of at least ~32k multiply-adds (claiming one costs a
-// compare-and-swap).
-constexpr int64_t kDepthwiseBlock = 8;
+// Depthwise: threads split whole blocks of the kernel's channel block (16 on AVX-512, 8 on AVX2,
+// 4 on NEON: small planes are computed a vector width of channels at a time, and a block split
+// between threads would be computed by both), in pieces of at least ~32k multiply-adds (claiming
+// one costs a compare-and-swap).
 constexpr int64_t kMinPieceFma = 32768;
 
 size_t lines(int64_t floats) {
@@ -118,7 +117,7 @@ ConvPlan ConvKernel::plan(const ConvGeometry& geo, int threads) const {
     const int64_t per_channel = std::max<int64_t>(1, os * kernel_size_);
     p.threads = static_cast<int>(
         std::clamp<int64_t>(out_channels_ * per_channel / kMinPieceFma, 1, p.threads));
-    p.grain = std::max<int64_t>(1, kMinPieceFma / (kDepthwiseBlock * per_channel));
+    p.grain = std::max<int64_t>(1, kMinPieceFma / (depthwise_channel_block(isa_) * per_channel));
     p.per_slot = lines(depthwise_scratch_floats(geo, isa_));
     p.scratch_floats = p.per_slot * static_cast<size_t>(p.threads);
     return p;
@@ -180,14 +179,14 @@ void ConvKernel::run(const ConvPlan& p, const float* x, const Epilogue& ep, floa
     a.geo = geo;
     a.min = ep.min;
     a.max = ep.max;
-    const int64_t blocks = (out_channels_ + kDepthwiseBlock - 1) / kDepthwiseBlock;
+    const int64_t block = depthwise_channel_block(isa_);
+    const int64_t blocks = (out_channels_ + block - 1) / block;
     parallel_for(
         blocks,
         [&](int64_t b0, int64_t b1) {
           DepthwiseArgs chunk = a;
           chunk.scratch = p.per_slot > 0 ? scratch + p.per_slot * current_thread_slot() : nullptr;
-          const int64_t c0 = b0 * kDepthwiseBlock,
-                        c1 = std::min(b1 * kDepthwiseBlock, out_channels_);
+          const int64_t c0 = b0 * block, c1 = std::min(b1 * block, out_channels_);
           depthwise_conv_f32(chunk, c0, c1, isa_);
           // Post steps on the chunk's planes while they are in cache.
           if (ep.post_count > 0) apply_post_steps(ep, y + c0 * os, os, c1 - c0, os, c0, 0);

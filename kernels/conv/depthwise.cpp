@@ -32,6 +32,17 @@ int64_t depthwise_scratch_floats(const ConvGeometry& geo, Isa isa) {
   }
 }
 
+int64_t depthwise_channel_block(Isa isa) {
+  switch (isa) {
+    case Isa::Avx512:
+      return 16;
+    case Isa::Avx2:
+      return 8;
+    default:
+      return 4;
+  }
+}
+
 void depthwise_conv_f32(const DepthwiseArgs& given, int64_t c0, int64_t c1, Isa isa) {
   DepthwiseArgs args = given;
   std::unique_ptr<AlignedFloats> own;

@@ -11,11 +11,11 @@
 namespace kiln::kernels {
 
 struct DepthwiseArgs {
-  const float* x;     // channels planes of geo.in
-  const float* w;     // channels x geo.kernel_size() taps
-  const float* bias;  // channels values, or null
-  float* y;           // channels planes of geo.out
-  int64_t channels;
+  const float* x = nullptr;     // channels planes of geo.in
+  const float* w = nullptr;     // channels x geo.kernel_size() taps
+  const float* bias = nullptr;  // channels values, or null
+  float* y = nullptr;           // channels planes of geo.out
+  int64_t channels = 0;
   ConvGeometry geo;
   float min = -std::numeric_limits<float>::infinity();
   float max = std::numeric_limits<float>::infinity();
@@ -29,7 +29,13 @@ struct DepthwiseArgs {
 // Floats of scratch one depthwise_conv_f32 call with this geometry needs under `isa`.
 int64_t depthwise_scratch_floats(const ConvGeometry& geo, Isa isa);
 
-// Computes channels [c0, c1) of one image.
+// Channels the small-plane path computes at a time under `isa` (its vector width). Results do
+// not depend on how callers split the channels, but a split on multiples of this never computes
+// a block twice.
+int64_t depthwise_channel_block(Isa isa);
+
+// Computes channels [c0, c1) of one image. Bitwise identical however [0, channels) is split into
+// calls.
 void depthwise_conv_f32(const DepthwiseArgs& args, int64_t c0, int64_t c1, Isa isa);
 
 // Per-ISA bodies (kernels/conv/depthwise_impl.h compiled for each).

@@ -272,8 +272,10 @@ void cblock_transpose_in(const DepthwiseArgs& a, int64_t c0, float* __restrict t
   }
 }
 
+// Computes channels [c0, c0 + W) in the lanes and stores lanes [lane_lo, lane_hi) of them.
 template <int W, int K, int S>
-void depthwise_cblock(const DepthwiseArgs& a, int64_t c0, float* t, float* o) {
+void depthwise_cblock(const DepthwiseArgs& a, int64_t c0, float* t, float* o, int lane_lo = 0,
+                      int lane_hi = W) {
   using V = typename RowVec<W>::type;
   const ConvGeometry& g = a.geo;
   const int64_t oh = g.out[1], ow = g.out[2];
@@ -326,6 +328,13 @@ void depthwise_cblock(const DepthwiseArgs& a, int64_t c0, float* t, float* o) {
   }
   const int64_t os = g.out_size();
   float* y0 = a.y + c0 * os;
+  if (lane_lo > 0 || lane_hi < W) {
+    // Only lanes [lane_lo, lane_hi) are this call's channels (see depthwise_rows_run).
+    for (int64_t c = lane_lo; c < lane_hi; c++) {
+      for (int64_t i = 0; i < os; i++) y0[c * os + i] = o[i * W + c];
+    }
+    return;
+  }
   if (os < W) {
     for (int64_t c = 0; c < W; c++) {
       for (int64_t i = 0; i < os; i++) y0[c * os + i] = o[i * W + c];
@@ -354,11 +363,25 @@ template <int W, int K, int S>
 void depthwise_rows_run(const DepthwiseArgs& a, int64_t c0, int64_t c1, float* buffer) {
   const ConvGeometry& g = a.geo;
   constexpr int CW = W < 4 ? 4 : W;
-  if (use_cblock(g) && c1 - c0 >= CW) {
+  // Which path computes a channel depends only on the channel and the geometry, never on the
+  // range [c0, c1) of this call, so results are bitwise identical however callers split the
+  // channels (over threads): the blocks of CW channels counted from channel 0 that lie inside
+  // a.channels go through depthwise_cblock (a block only partly in [c0, c1) is computed whole
+  // and stores only its channels here), the last a.channels % CW channels through the row path.
+  // (The two paths sum the taps in different orders.)
+  const int64_t cblock_end = a.channels / CW * CW;
+  if (use_cblock(g) && c0 < cblock_end) {
     float* t = buffer;
     float* o = buffer + cblock_rows(g) * cblock_cols(g) * CW;
     for (int64_t i = 0; i < cblock_rows(g) * cblock_cols(g) * CW; i++) t[i] = 0.0f;
-    for (; c0 + CW <= c1; c0 += CW) depthwise_cblock<CW, K, S>(a, c0, t, o);
+    const int64_t end = std::min(c1, cblock_end);
+    while (c0 < end) {
+      const int64_t b = c0 / CW * CW;
+      const int lo = static_cast<int>(c0 - b),
+                hi = static_cast<int>(std::min<int64_t>(end - b, CW));
+      depthwise_cblock<CW, K, S>(a, b, t, o, lo, hi);
+      c0 = b + hi;
+    }
     if (c0 == c1) return;
   }
   if constexpr (K == 3 && S == 2 && W >= 4) {

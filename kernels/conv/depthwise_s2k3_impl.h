@@ -23,7 +23,6 @@ template <int W, int PAD = 0>
 __attribute__((always_inline)) inline void split3_s2(const float* p, typename RowVec<W>::type& t0,
                                                      typename RowVec<W>::type& t1,
                                                      typename RowVec<W>::type& t2) {
-  using I = typename RowVec<W>::index;
   // PAD > 0: p is the row's start, the window starts PAD floats before it (zeros).
   auto l0 = load_row_vec<W>(p), l1 = load_row_vec<W>(p + W - PAD);
   const auto l2 = load_row_vec<W>(p + 2 - PAD), l3 = load_row_vec<W>(p + W + 1 - PAD);
@@ -31,38 +30,37 @@ __attribute__((always_inline)) inline void split3_s2(const float* p, typename Ro
     static_assert(PAD <= 2, "left padding");
     const typename RowVec<W>::type z{};
     if constexpr (W == 4) {
-      l0 = PAD == 1 ? __builtin_shuffle(z, l0, I{0, 4, 5, 6})
-                    : __builtin_shuffle(z, l0, I{0, 1, 4, 5});
+      l0 = PAD == 1 ? __builtin_shufflevector(z, l0, 0, 4, 5, 6)
+                    : __builtin_shufflevector(z, l0, 0, 1, 4, 5);
     } else if constexpr (W == 8) {
-      l0 = PAD == 1 ? __builtin_shuffle(z, l0, I{0, 8, 9, 10, 11, 12, 13, 14})
-                    : __builtin_shuffle(z, l0, I{0, 1, 8, 9, 10, 11, 12, 13});
+      l0 = PAD == 1 ? __builtin_shufflevector(z, l0, 0, 8, 9, 10, 11, 12, 13, 14)
+                    : __builtin_shufflevector(z, l0, 0, 1, 8, 9, 10, 11, 12, 13);
     } else {
-      l0 = PAD == 1 ? __builtin_shuffle(
-                          z, l0, I{0, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30})
-                    : __builtin_shuffle(
-                          z, l0, I{0, 1, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29});
+      l0 = PAD == 1 ? __builtin_shufflevector(z, l0, 0, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26,
+                                              27, 28, 29, 30)
+                    : __builtin_shufflevector(z, l0, 0, 1, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25,
+                                              26, 27, 28, 29);
     }
   }
   if constexpr (W == 8) {
-    t0 = __builtin_shuffle(l0, l1, I{0, 2, 8, 10, 4, 6, 12, 14});
-    t1 = __builtin_shuffle(l0, l1, I{1, 3, 9, 11, 5, 7, 13, 15});
-    t2 = __builtin_shuffle(l2, l3, I{0, 2, 9, 11, 4, 6, 13, 15});
+    t0 = __builtin_shufflevector(l0, l1, 0, 2, 8, 10, 4, 6, 12, 14);
+    t1 = __builtin_shufflevector(l0, l1, 1, 3, 9, 11, 5, 7, 13, 15);
+    t2 = __builtin_shufflevector(l2, l3, 0, 2, 9, 11, 4, 6, 13, 15);
   } else if constexpr (W == 4) {
-    t0 = __builtin_shuffle(l0, l1, I{0, 2, 4, 6});
-    t1 = __builtin_shuffle(l0, l1, I{1, 3, 5, 7});
-    t2 = __builtin_shuffle(l2, l3, I{0, 2, 5, 7});
+    t0 = __builtin_shufflevector(l0, l1, 0, 2, 4, 6);
+    t1 = __builtin_shufflevector(l0, l1, 1, 3, 5, 7);
+    t2 = __builtin_shufflevector(l2, l3, 0, 2, 5, 7);
   } else {
     static_assert(W == 16, "vector width");
-    t0 = __builtin_shuffle(l0, l1, I{0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30});
-    t1 = __builtin_shuffle(l0, l1, I{1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31});
-    t2 = __builtin_shuffle(l2, l3, I{0, 2, 4, 6, 8, 10, 12, 14, 17, 19, 21, 23, 25, 27, 29, 31});
+    t0 = __builtin_shufflevector(l0, l1, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+    t1 = __builtin_shufflevector(l0, l1, 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
+    t2 = __builtin_shufflevector(l2, l3, 0, 2, 4, 6, 8, 10, 12, 14, 17, 19, 21, 23, 25, 27, 29, 31);
   }
 }
 
 template <int W>
 inline typename RowVec<W>::type unscramble(typename RowVec<W>::type v) {
-  using I = typename RowVec<W>::index;
-  if constexpr (W == 8) return __builtin_shuffle(v, I{0, 1, 4, 5, 2, 3, 6, 7});
+  if constexpr (W == 8) return __builtin_shufflevector(v, v, 0, 1, 4, 5, 2, 3, 6, 7);
   return v;
 }
 

@@ -39,17 +39,16 @@ using WVec = RowVec<kWinoVec>::type;
 template <int W>
 inline void interleave(typename RowVec<W>::type e, typename RowVec<W>::type o,
                        typename RowVec<W>::type& lo, typename RowVec<W>::type& hi) {
-  using WIdx = typename RowVec<W>::index;
   if constexpr (W == 4) {
-    lo = __builtin_shuffle(e, o, WIdx{0, 4, 1, 5});
-    hi = __builtin_shuffle(e, o, WIdx{2, 6, 3, 7});
+    lo = __builtin_shufflevector(e, o, 0, 4, 1, 5);
+    hi = __builtin_shufflevector(e, o, 2, 6, 3, 7);
   } else if constexpr (W == 8) {
-    lo = __builtin_shuffle(e, o, WIdx{0, 8, 1, 9, 2, 10, 3, 11});
-    hi = __builtin_shuffle(e, o, WIdx{4, 12, 5, 13, 6, 14, 7, 15});
+    lo = __builtin_shufflevector(e, o, 0, 8, 1, 9, 2, 10, 3, 11);
+    hi = __builtin_shufflevector(e, o, 4, 12, 5, 13, 6, 14, 7, 15);
   } else {
-    lo = __builtin_shuffle(e, o, WIdx{0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23});
+    lo = __builtin_shufflevector(e, o, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
     hi =
-        __builtin_shuffle(e, o, WIdx{8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31});
+        __builtin_shufflevector(e, o, 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
   }
 }
 

@@ -4,6 +4,7 @@
 
 #include "base/error.h"
 #include "core/graph_cost.h"
+#include "core/run_limits.h"
 #include "core/sequence.h"
 
 namespace kiln::ops {
@@ -15,6 +16,17 @@ bool graph_is_deterministic(const Graph& g) {
   for (const auto& n : g.nodes())
     if (n.op && !n.op->is_deterministic()) return false;
   return true;
+}
+
+// Whether the body reads its iteration number (input 0) anywhere.
+bool body_reads_iteration(const Graph& body) {
+  const Outlet it = body.inputs()[0];
+  for (const auto& n : body.nodes())
+    for (const Outlet& in : n.inputs)
+      if (in == it) return true;
+  for (const Outlet& o : body.outputs())
+    if (o == it) return true;
+  return false;
 }
 
 }  // namespace
@@ -149,18 +161,32 @@ void Loop::eval(EvalContext& ctx, const TensorRefs& inputs) const {
   for (size_t i = 0; i < num_captures; i++)
     args[2 + num_carried_ + i] = required(inputs, 2 + num_carried_ + i, name());
   std::vector<std::vector<Tensor>> scans(num_scans_);
+  // A deterministic body that ignores the iteration number and leaves every carried value as it
+  // was will do the same at every later iteration: a fixed point. Without scan outputs a
+  // counted loop can stop there with the same result, and a loop whose condition stays true
+  // would never end (a TF while loop whose counter adds 0): that is an error, not a hang.
+  const bool detect_fixed_point = !body_reads_iteration(*body_) && graph_is_deterministic(*body_);
   int64_t i = 0;
   for (; (max_trips < 0 || i < max_trips) && cond; i++) {
+    check_deadline("Loop");  // --timeout (core/run_limits.h)
     args[0] = Tensor::scalar<int64_t>(i);
     args[1] = Tensor::scalar<bool>(cond);
     auto outs = runner_.run(runs, args);
     KILN_ENSURE(outs[0].numel() == 1, "Loop: body condition must have one element");
     cond = outs[0].value_as_double(0) != 0;
+    bool unchanged = detect_fixed_point && cond;
     for (size_t c = 0; c < num_carried_; c++) {
+      unchanged = unchanged && outs[1 + c].equals(carried[c]);
       carried[c] = outs[1 + c];
       args[2 + c] = as_carried(c, outs[1 + c]);
     }
     for (size_t k = 0; k < num_scans_; k++) scans[k].push_back(outs[1 + num_carried_ + k].clone());
+    if (unchanged && max_trips < 0)
+      fail(
+          "Loop: iteration {} left every carried value unchanged and the condition true: the "
+          "loop would never end",
+          i);
+    if (unchanged && num_scans_ == 0) break;  // every remaining iteration gives this state
   }
   for (size_t c = 0; c < num_carried_ && c < ctx.num_outputs(); c++) ctx.set_output(c, carried[c]);
   std::vector<Fact> empty_facts;

@@ -7,6 +7,7 @@
 
 #include "base/error.h"
 #include "core/graph_cost.h"
+#include "core/run_limits.h"
 
 namespace kiln::ops {
 
@@ -161,6 +162,7 @@ void Scan::scan_one(SubgraphRunner::Runs& runs, const std::vector<Tensor>& state
         normalize_axis(at_or(config_.input_axes, j, 0), scan_inputs[j].rank(), "Scan input axis");
   scan_outputs.assign(k_out, Tensor());
   for (int64_t t = 0; t < length; t++) {
+    check_deadline("Scan");  // --timeout (core/run_limits.h)
     for (size_t j = 0; j < m; j++) {
       int64_t idx = at_or(config_.input_directions, j, 0) ? length - 1 - t : t;
       args[n + j] = take_along(scan_inputs[j], in_axes[j], idx);

@@ -92,6 +92,7 @@ class Unary : public Op, public OutputStepSource {
   OpPtr codegen(const FactRefs& inputs) const override;
   // The step this op is on a producer's output (ops/core/output_steps.h).
   std::optional<OutputStep> output_step(const FactRefs& inputs, size_t value) const override;
+  bool is_reference_impl() const override { return true; }
 
  private:
   UnaryKind kind_;

@@ -19,6 +19,7 @@ class Conv : public Op {
   Cost cost(const FactRefs& inputs) const override;
   // f32 with constant weights (and bias): a ConvPacked (ops/nn/conv_packed.h).
   OpPtr codegen(const FactRefs& inputs) const override;
+  bool is_reference_impl() const override { return true; }
 
  private:
   WindowGeometry geo_;

@@ -21,6 +21,7 @@ class Gemm : public Op {
   Cost cost(const FactRefs& inputs) const override;
   // f32 with a constant 2-D B: a MatMulPacked (ops/nn/matmul_packed.h).
   OpPtr codegen(const FactRefs& inputs) const override;
+  bool is_reference_impl() const override { return true; }
 
  private:
   float alpha_, beta_;

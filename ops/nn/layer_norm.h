@@ -18,6 +18,7 @@ class LayerNorm : public Op {
   Cost cost(const FactRefs& inputs) const override;
   // f32 with constant scale / bias, known normalized dims and an f32 stash: ops::LayerNormF32.
   OpPtr codegen(const FactRefs& inputs) const override;
+  bool is_reference_impl() const override { return true; }
   float epsilon() const { return epsilon_; }
 
  private:

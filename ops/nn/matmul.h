@@ -21,6 +21,7 @@ class MatMul : public Op {
   // f32 with a constant 2-D B (and a constant bias, if any): a MatMulPacked with the bias in its
   // epilogue (ops/nn/matmul_packed.h); both operands computed: a MatMulDynamic.
   OpPtr codegen(const FactRefs& inputs) const override;
+  bool is_reference_impl() const override { return true; }
 };
 
 }  // namespace kiln::ops

@@ -23,6 +23,7 @@ class Softmax : public Op {
   Cost cost(const FactRefs& inputs) const override;
   // f32 Softmax / LogSoftmax over the last axis (or coerce_2d rows): ops::SoftmaxF32.
   OpPtr codegen(const FactRefs& inputs) const override;
+  bool is_reference_impl() const override { return true; }
 
  private:
   SoftmaxKind kind_;

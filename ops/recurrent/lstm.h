@@ -13,6 +13,7 @@ class Lstm : public RecurrentOp {
   // f32, constant weights, default activations, no clip / input_forget / sequence_lens: an
   // LstmPacked (ops/recurrent/lstm_packed.h).
   OpPtr codegen(const FactRefs& inputs) const override;
+  bool is_reference_impl() const override { return true; }
 
  protected:
   size_t gates() const override { return 4; }

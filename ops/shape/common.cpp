@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "core/run_limits.h"
+
 namespace kiln::ops {
 
 std::vector<int64_t> index_values(const Tensor& t, const std::string& op) {
@@ -26,6 +28,7 @@ std::vector<Dim> dims_from_shape_input(const Fact& shape, const std::string& op)
   if (shape.dims_value) return *shape.dims_value;
   if (auto v = shape.known_i64_values()) return {v->begin(), v->end()};
   int64_t n = shape.rank() == 0 ? 1 : rank1_length(shape, op);
+  check_rank(n, op.c_str());  // a declared shape input of [2^62] must not make 2^62 dims
   std::vector<Dim> dims;
   for (int64_t i = 0; i < n; i++) dims.push_back(Dim::fresh());
   return dims;

@@ -1,5 +1,6 @@
 #include "ops/shape/squeeze.h"
 
+#include "core/run_limits.h"
 #include "ops/shape/common.h"
 
 namespace kiln::ops {
@@ -25,6 +26,7 @@ std::optional<std::vector<int64_t>> axes_of(const std::optional<std::vector<int6
 
 // Axes unknown until run time: the rank is known, the dims are not.
 std::vector<Dim> fresh_dims(size_t rank) {
+  check_rank(rank > size_t{kMaxRank} ? kMaxRank + 1 : static_cast<int64_t>(rank), "output");
   std::vector<Dim> dims;
   for (size_t i = 0; i < rank; i++) dims.push_back(Dim::fresh());
   return dims;
@@ -140,7 +142,10 @@ std::vector<Fact> Unsqueeze::output_facts(const FactRefs& inputs) const {
   const Fact& in = required(inputs, 0, name());
   std::optional<int64_t> count;
   auto axes = axes_of(axes_, inputs, &count);
-  if (!axes && count) return {Fact(in.dt, fresh_dims(in.rank() + static_cast<size_t>(*count)))};
+  if (!axes && count) {
+    check_rank(*count, "Unsqueeze axes");  // also keeps in.rank() + count from wrapping
+    return {Fact(in.dt, fresh_dims(in.rank() + static_cast<size_t>(*count)))};
+  }
   KILN_ENSURE(axes.has_value(), "Unsqueeze: axes are required");
   return {with_dims_value(in, unsqueeze_dims(in.shape, *axes))};
 }

@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <random>
 #include <sstream>
@@ -295,6 +296,55 @@ TEST(KernelsDepthwise, LentScratchEveryPathEveryIsa) {
       p.clamp = trial % 3 == 0;
       p.lend = true;
       if (!check(p, isa, rng)) return;
+    }
+  }
+}
+
+// Issue 25: results are bitwise identical however the channels are split into calls (threads
+// take any block of channels): the path that computes a channel must not depend on the call's
+// range. Was broken on AVX-512, whose channel blocks are 16 wide while ConvPacked split on 8:
+// a thread given 8 channels took the row path, whose taps sum in another order.
+TEST(KernelsDepthwise, AnySplitOfChannelsGivesTheSameBitsEveryIsa) {
+  std::mt19937 rng(25);
+  std::uniform_real_distribution<float> d(-1, 1);
+  struct Geo {
+    int64_t channels, ih, iw, k, s;
+  };
+  for (kernels::Isa isa : kernels::supported_isas()) {
+    for (Geo geo : {Geo{32, 30, 30, 3, 1}, Geo{100, 17, 17, 3, 2}, Geo{37, 9, 7, 5, 1},
+                    Geo{50, 14, 14, 5, 2}, Geo{24, 60, 60, 3, 1}}) {
+      ConvGeometry g;
+      g.in[1] = geo.ih;
+      g.in[2] = geo.iw;
+      g.kernel[1] = g.kernel[2] = geo.k;
+      g.stride[1] = g.stride[2] = geo.s;
+      g.pad[1] = g.pad[2] = geo.k / 2;
+      g.out[1] = (geo.ih + 2 * (geo.k / 2) - geo.k) / geo.s + 1;
+      g.out[2] = (geo.iw + 2 * (geo.k / 2) - geo.k) / geo.s + 1;
+      std::vector<float> x(static_cast<size_t>(geo.channels * g.in_size()));
+      std::vector<float> w(static_cast<size_t>(geo.channels * geo.k * geo.k));
+      std::vector<float> b(static_cast<size_t>(geo.channels));
+      for (auto* v : {&x, &w, &b})
+        for (auto& e : *v) e = d(rng);
+      kernels::DepthwiseArgs a;
+      a.x = x.data();
+      a.w = w.data();
+      a.bias = b.data();
+      a.channels = geo.channels;
+      a.geo = g;
+      const size_t n = static_cast<size_t>(geo.channels * g.out_size());
+      std::vector<float> whole(n), split(n);
+      a.y = whole.data();
+      kernels::depthwise_conv_f32(a, 0, geo.channels, isa);
+      a.y = split.data();
+      for (int64_t step : {1, 3, 4, 8, 12, 16, 24}) {
+        std::fill(split.begin(), split.end(), 42.0f);
+        for (int64_t c0 = 0; c0 < geo.channels; c0 += step)
+          kernels::depthwise_conv_f32(a, c0, std::min(c0 + step, geo.channels), isa);
+        EXPECT_EQ(std::memcmp(whole.data(), split.data(), n * sizeof(float)), 0)
+            << kernels::isa_name(isa) << " " << geo.channels << " channels " << geo.ih << "x"
+            << geo.iw << " k" << geo.k << " s" << geo.s << ", calls of " << step << " channels";
+      }
     }
   }
 }

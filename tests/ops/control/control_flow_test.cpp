@@ -165,6 +165,41 @@ TEST(ControlLoop, KnownTripCountAndFolding) {
   EXPECT_THROW(Loop(body, 3), Error);
 }
 
+// Issue 25, defect 4: a loop whose body leaves its carried values as they were (a TF while
+// counter that adds 0) and keeps its condition true would never end: an error, not a hang. A
+// counted loop at such a fixed point stops early with the same result.
+TEST(ControlLoop, FixedPointIsAnErrorOrAnEarlyExit) {
+  auto body = std::make_shared<Graph>();
+  body->add_source("iter", Fact(DatumType::I64, Shape{}));
+  Outlet c = body->add_source("cond", Fact(DatumType::Bool, Shape{}));
+  Outlet y = body->add_source("y", Fact());
+  int id = body->add_node("same", std::make_shared<Identity>(), {y});
+  body->set_outputs({c, {id, 0}}, {"cond", "y"});
+  for (int64_t trips : {int64_t{-1}, int64_t{1} << 62, int64_t{3}}) {
+    auto g = std::make_shared<Graph>();
+    Outlet m = trips < 0 ? Outlet{} : g->add_source("m", Fact(DatumType::I64, Shape{}));
+    Outlet cond = g->add_source("cond", Fact(DatumType::Bool, Shape{}));
+    Outlet y0 = g->add_source("y", Fact(DatumType::F32, Shape{2}));
+    int loop = g->add_node("loop", std::make_shared<Loop>(body, 1), {m, cond, y0}, 1);
+    g->set_outputs({{loop, 0}}, {"y"});
+    g->analyse();
+    std::vector<Tensor> in;
+    if (trips >= 0) in.push_back(Tensor::scalar<int64_t>(trips));
+    in.push_back(Tensor::scalar<bool>(true));
+    in.push_back(f32({2}, {5, 6}));
+    if (trips < 0) {
+      try {
+        run_graph(g, in);
+        ADD_FAILURE() << "an endless loop ran to completion";
+      } catch (const Error& e) {
+        EXPECT_NE(e.chain().find("would never end"), std::string::npos) << e.chain();
+      }
+    } else {
+      EXPECT_EQ(values(run_graph(g, in)[0]), (std::vector<float>{5, 6})) << trips;
+    }
+  }
+}
+
 // Body: sum_out = sum_in + next; scan = sum_out.
 GraphPtr sum_body() {
   auto body = std::make_shared<Graph>();
