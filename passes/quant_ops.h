@@ -1,8 +1,9 @@
 // Quantized ops onto the int8 kernels: QLinearConv / QLinearMatMul / MatMulInteger with constant
 // weights (QOperator format) and DequantizeLinear -> Conv / MatMul / Gemm -> QuantizeLinear
 // chains with constant quantized weights (QDQ format) become QConvPacked / QMatMulPacked
-// (ops/quant/). Runs first in declutter, before constant folding would turn the dequantized
-// weights into floats. A Relu / Clip between the float op and its QuantizeLinear becomes the
+// (ops/quant/). Runs first at the optimize stage: declutter keeps DequantizeLinear of constant
+// integers (FoldConstants(true)), so the decluttered graph is still standard ops (and writes to
+// NNEF); the optimize stage's constant folding comes after this pass. A Relu / Clip between the float op and its QuantizeLinear becomes the
 // packed op's clamp.
 #pragma once
 

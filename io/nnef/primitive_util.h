@@ -84,5 +84,6 @@ void register_nn_primitives(std::map<std::string, Primitive>& p);
 void register_shape_primitives(std::map<std::string, Primitive>& p);
 void register_control_primitives(std::map<std::string, Primitive>& p);
 void register_audio_primitives(std::map<std::string, Primitive>& p);
+void register_quant_primitives(std::map<std::string, Primitive>& p);
 
 }  // namespace kiln::nnef::prim

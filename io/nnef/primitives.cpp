@@ -280,6 +280,7 @@ std::map<std::string, Primitive> make_primitives() {
   register_shape_primitives(p);
   register_control_primitives(p);
   register_audio_primitives(p);
+  register_quant_primitives(p);
   return p;
 }
 

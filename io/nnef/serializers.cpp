@@ -12,6 +12,7 @@ const std::map<std::string, Serializer>& serializers() {
     ser::register_shape_serializers(m);
     ser::register_control_serializers(m);
     ser::register_audio_serializers(m);
+    ser::register_quant_serializers(m);
     return m;
   }();
   return s;

@@ -15,6 +15,7 @@ class QuantizeLinear : public Op {
       : axis_(axis), output_dt_(output_dt) {}
   std::string name() const override { return "QuantizeLinear"; }
   int64_t axis() const { return axis_; }
+  DatumType output_dt() const { return output_dt_; }
   Attributes attributes() const override;
   std::vector<Fact> output_facts(const FactRefs& inputs) const override;
   void eval(EvalContext& ctx, const TensorRefs& inputs) const override;
