@@ -5,6 +5,7 @@
 
 #include "base/threading.h"
 #include "fmt/format.h"
+#include "ops/core/plan_cache.h"
 
 namespace kiln::ops {
 
@@ -13,6 +14,31 @@ using kernels::OutputType;
 
 size_t out_bytes(OutputType t) {
   return t == OutputType::U8 || t == OutputType::I8 ? 1 : 4;
+}
+
+// What one input shape resolves to: the output shape and the plane geometry the kernels take.
+struct QConvPlan {
+  Shape out;
+  kernels::QDepthwisePlane g{};
+  bool direct = false;  // a 1x1 stride-1 unpadded conv reads x as the packed operand directly
+};
+using QConvPlans = PlanCache<Shape, QConvPlan>;
+
+QConvPlan make_plan(const quant::ConvGeometry& geo, const Shape& xs, const Shape& ws) {
+  const quant::ConvResolved r = quant::resolve_conv(geo, xs, ws, "QConvPacked");
+  const bool two_d = xs.size() == 4;
+  QConvPlan p;
+  p.out = r.out;
+  p.g = {two_d ? xs[2] : 1,          xs.back(),
+         two_d ? r.out[2] : 1,       r.out.back(),
+         two_d ? r.kernel[0] : 1,    r.kernel.back(),
+         two_d ? r.strides[0] : 1,   r.strides.back(),
+         two_d ? r.dilations[0] : 1, r.dilations.back(),
+         two_d ? r.pad_begin[0] : 0, r.pad_begin.back()};
+  const kernels::QDepthwisePlane& g = p.g;
+  p.direct = g.kh == 1 && g.kw == 1 && g.stride_h == 1 && g.stride_w == 1 && g.pad_top == 0 &&
+             g.pad_left == 0 && g.oh == g.h && g.ow == g.w;
+  return p;
 }
 }  // namespace
 
@@ -107,19 +133,25 @@ std::vector<Fact> QConvPacked::output_facts(const FactRefs& inputs) const {
   return {Fact(datum_of(p_.output), quant::conv_output_dims(p_.geometry, x.shape, wd, name()))};
 }
 
+std::unique_ptr<OpState> QConvPacked::make_state(const FactRefs&) const {
+  return std::make_unique<QConvPlans>();
+}
+
 void QConvPacked::eval(EvalContext& ctx, const TensorRefs& inputs) const {
   const Tensor& x = required(inputs, 0, name());
   const Shape& xs = x.shape();
-  const quant::ConvResolved r = quant::resolve_conv(p_.geometry, xs, p_.w_shape, name());
-  Tensor& y = ctx.output(0, datum_of(p_.output), r.out);
-  const bool two_d = xs.size() == 4;
+  KILN_ENSURE(
+      x.dtype() == (p_.x_signed ? DatumType::I8 : DatumType::U8) && xs.size() == p_.w_shape.size(),
+      "QConvPacked: input must be {} of rank {}, got {} [{}]", p_.x_signed ? "i8" : "u8",
+      p_.w_shape.size(), name_of(x.dtype()), shape_to_string(xs));
+  const QConvPlan& plan = ctx.op_state<QConvPlans>(*this).get(
+      xs, [&] { return make_plan(p_.geometry, xs, p_.w_shape); });
+  Tensor& y = ctx.output(0, datum_of(p_.output), plan.out);
+  const kernels::QDepthwisePlane& pg = plan.g;
   const int64_t n = xs[0], c = xs[1];
-  const int64_t h = two_d ? xs[2] : 1, w = xs.back();
-  const int64_t oh = two_d ? r.out[2] : 1, ow = r.out.back();
-  const int64_t kh = two_d ? r.kernel[0] : 1, kw = r.kernel.back();
-  const int64_t sh = two_d ? r.strides[0] : 1, sw = r.strides.back();
-  const int64_t dh = two_d ? r.dilations[0] : 1, dw = r.dilations.back();
-  const int64_t pt = two_d ? r.pad_begin[0] : 0, pl = r.pad_begin.back();
+  const int64_t h = pg.h, w = pg.w, oh = pg.oh, ow = pg.ow, kh = pg.kh, kw = pg.kw;
+  const int64_t sh = pg.stride_h, sw = pg.stride_w, dh = pg.dil_h, dw = pg.dil_w;
+  const int64_t pt = pg.pad_top, pl = pg.pad_left;
   const int64_t cg = c / groups_, plane = oh * ow, in_plane = h * w;
   const uint8_t* xb = static_cast<const uint8_t*>(x.raw_data());
   uint8_t* yb = static_cast<uint8_t*>(y.raw_data());
@@ -134,7 +166,6 @@ void QConvPacked::eval(EvalContext& ctx, const TensorRefs& inputs) const {
   ep.row_offset = offsets_.data();
 
   if (depthwise_) {
-    const kernels::QDepthwisePlane g{h, w, oh, ow, kh, kw, sh, sw, dh, dw, pt, pl};
     const int threads = effective_threads(0);
     int32_t* acc_all = ctx.scratch<int32_t>(static_cast<size_t>(threads * plane));
     parallel_for(
@@ -143,7 +174,7 @@ void QConvPacked::eval(EvalContext& ctx, const TensorRefs& inputs) const {
           int32_t* acc = acc_all + current_thread_slot() * plane;
           for (int64_t b = b0; b < b1; b++) {
             const int64_t ch = b % m_;
-            kernel_->depthwise(g, xb + b * in_plane, p_.x_signed, p_.x_zp,
+            kernel_->depthwise(pg, xb + b * in_plane, p_.x_signed, p_.x_zp,
                                dw_weights_.data() + ch * k_, acc);
             // Channel ch's parameters, output plane b.
             kernels::QTileArgs t = kernels::qtile_args(ep, yb, plane, ch, 0);
@@ -155,8 +186,7 @@ void QConvPacked::eval(EvalContext& ctx, const TensorRefs& inputs) const {
     return;
   }
 
-  const bool direct =
-      kh == 1 && kw == 1 && sh == 1 && sw == 1 && pt == 0 && pl == 0 && oh == h && ow == w;
+  const bool direct = plan.direct;
   uint8_t* cols = direct ? nullptr : ctx.scratch<uint8_t>(static_cast<size_t>(k_ * plane));
   void* bpacked = ctx.scratch<uint8_t>(kernels::qpacked_bytes(*kernel_, false, plane, k_));
   const uint8_t pad = static_cast<uint8_t>(p_.x_zp);

@@ -47,6 +47,9 @@ class QConvPacked : public Op {
   std::vector<Fact> output_facts(const FactRefs& inputs) const override;
   void eval(EvalContext& ctx, const TensorRefs& inputs) const override;
   Cost cost(const FactRefs& inputs) const override;
+  // The session's plans: per input shape, the resolved geometry (made once, so a steady-state
+  // run allocates nothing; the im2col and packed-panel buffers are the session's scratch).
+  std::unique_ptr<OpState> make_state(const FactRefs& inputs) const override;
   const QConvParams& params() const { return p_; }
   // A copy with a clamp (in the pre-zero-point domain) narrowed to [lo, hi].
   std::shared_ptr<QConvPacked> with_clamp(float lo, float hi) const;

@@ -37,31 +37,20 @@ void QuantizeLinear::eval(EvalContext& ctx, const TensorRefs& inputs) const {
   DatumType dt = zp ? zp->dtype() : output_dt_;
   KILN_ENSURE(quant::is_quantized_type(dt), "QuantizeLinear: unsupported output type {}",
               name_of(dt));
-  quant::AxisParam sp = quant::axis_param(x.shape(), scale.shape(), axis_, name(), "scale");
-  std::vector<float> sv = quant::to_f32(scale, name());
-  std::vector<int32_t> zv = zp ? quant::to_i32(*zp, name()) : std::vector<int32_t>{0};
-  KILN_ENSURE(zv.size() == 1 || zv.size() == sv.size(),
-              "QuantizeLinear: zero point has {} values, scale has {}", zv.size(), sv.size());
-  Tensor& y = ctx.output(0, dt, x.shape());
   const int64_t n = x.numel();
-  if (x.dtype() == DatumType::I32) {
-    const int32_t* px = x.data<int32_t>();
-    for (int64_t i = 0; i < n; i++) {
-      size_t p = static_cast<size_t>(sp.index(i));
-      double q = std::nearbyint(static_cast<double>(px[i]) / static_cast<double>(sv[p]));
-      quant::store_saturated(y, i, q + zv[zv.size() == 1 ? 0 : p]);
-    }
-    return;
-  }
-  if (x.dtype() == DatumType::F32 && sv.size() == 1 && zv.size() == 1 &&
-      (dt == DatumType::U8 || dt == DatumType::I8)) {
-    // The common case (activations), in a loop the compiler vectorizes: the same float division,
-    // clamped to the output range before rounding (so the result saturates the same way), then
-    // rounded half to even by adding and subtracting 1.5 * 2^23 (exact for |d| < 2^22, which
-    // the clamp ensures; NaN is taken as the low end, as store_saturated does).
+  if (x.dtype() == DatumType::F32 && scale.dtype() == DatumType::F32 && scale.numel() == 1 &&
+      (!zp || zp->numel() == 1) && (dt == DatumType::U8 || dt == DatumType::I8)) {
+    // The common case (activations), with no temporaries (a steady-state run allocates
+    // nothing), in a loop the compiler vectorizes: the same float division, clamped to the
+    // output range before rounding (so the result saturates the same way), then rounded half
+    // to even by adding and subtracting 1.5 * 2^23 (exact for |d| < 2^22, which the clamp
+    // ensures; NaN is taken as the low end, as store_saturated does).
     const float* px = x.data<float>();
-    const float s = sv[0];
-    const int32_t z = zv[0];
+    const float s = scale.data<float>()[0];
+    const int32_t z = !zp                            ? 0
+                      : zp->dtype() == DatumType::U8 ? int32_t{zp->data<uint8_t>()[0]}
+                                                     : int32_t{zp->data<int8_t>()[0]};
+    Tensor& y = ctx.output(0, dt, x.shape());
     const float lo = static_cast<float>((dt == DatumType::U8 ? 0 : -128) - z);
     const float hi = static_cast<float>((dt == DatumType::U8 ? 255 : 127) - z);
     auto quantize = [&](auto* out) {
@@ -78,6 +67,21 @@ void QuantizeLinear::eval(EvalContext& ctx, const TensorRefs& inputs) const {
       quantize(y.data<uint8_t>());
     else
       quantize(y.data<int8_t>());
+    return;
+  }
+  quant::AxisParam sp = quant::axis_param(x.shape(), scale.shape(), axis_, name(), "scale");
+  std::vector<float> sv = quant::to_f32(scale, name());
+  std::vector<int32_t> zv = zp ? quant::to_i32(*zp, name()) : std::vector<int32_t>{0};
+  KILN_ENSURE(zv.size() == 1 || zv.size() == sv.size(),
+              "QuantizeLinear: zero point has {} values, scale has {}", zv.size(), sv.size());
+  Tensor& y = ctx.output(0, dt, x.shape());
+  if (x.dtype() == DatumType::I32) {
+    const int32_t* px = x.data<int32_t>();
+    for (int64_t i = 0; i < n; i++) {
+      size_t p = static_cast<size_t>(sp.index(i));
+      double q = std::nearbyint(static_cast<double>(px[i]) / static_cast<double>(sv[p]));
+      quant::store_saturated(y, i, q + zv[zv.size() == 1 ? 0 : p]);
+    }
     return;
   }
   std::vector<float> xv = quant::to_f32(x, name());
