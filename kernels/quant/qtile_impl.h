@@ -136,38 +136,120 @@ void q_row(const int32_t* acc, int64_t n, const QTileArgs& t) {
   for (; j < n; j++) qstore_one(acc[j], t, 0, j);
 }
 
-// A depthwise channel plane (see QDepthwiseFn), written for the compiler to vectorize the
-// contiguous runs of outputs of stride-1 rows.
+// A depthwise channel plane (see QDepthwiseFn) tap by tap over the whole plane: any kernel size
+// (the fallback for kernels wider or taller than kMaxDwTaps).
 template <class T>
-inline void q_depthwise_plane_t(const QDepthwisePlane& g, const T* __restrict x, int32_t zx,
-                                const int32_t* __restrict wt, int32_t* __restrict acc) {
+inline void q_depthwise_plane_taps(const QDepthwisePlane& g, const T* __restrict x, int32_t zx,
+                                   const int32_t* __restrict wt, int32_t* __restrict acc) {
   for (int64_t i = 0; i < g.oh * g.ow; i++) acc[i] = 0;
   for (int64_t ky = 0; ky < g.kh; ky++) {
     for (int64_t kx = 0; kx < g.kw; kx++) {
       const int32_t wv = wt[ky * g.kw + kx];
       const int64_t off = kx * g.dil_w - g.pad_left;
-      // The outputs ox with 0 <= ox * stride + off < w (the same for every row).
-      const int64_t lo = off >= 0 ? 0 : (-off + g.stride_w - 1) / g.stride_w;
-      const int64_t hi =
-          std::min(g.ow, g.w - off <= 0 ? int64_t{0} : (g.w - off + g.stride_w - 1) / g.stride_w);
       for (int64_t oy = 0; oy < g.oh; oy++) {
         const int64_t iy = oy * g.stride_h - g.pad_top + ky * g.dil_h;
         if (iy < 0 || iy >= g.h) continue;
         const T* xr = x + iy * g.w;
         int32_t* ar = acc + oy * g.ow;
-        if (g.stride_w == 1) {
-          const T* xs = xr + off;
-          for (int64_t ox = lo; ox < hi; ox++) ar[ox] += (static_cast<int32_t>(xs[ox]) - zx) * wv;
-        } else if (g.stride_w == 2) {
-          const T* xs = xr + off;
-          for (int64_t ox = lo; ox < hi; ox++)
-            ar[ox] += (static_cast<int32_t>(xs[2 * ox]) - zx) * wv;
-        } else {
-          for (int64_t ox = lo; ox < hi; ox++)
-            ar[ox] += (static_cast<int32_t>(xr[ox * g.stride_w + off]) - zx) * wv;
+        for (int64_t ox = 0; ox < g.ow; ox++) {
+          const int64_t ix = ox * g.stride_w + off;
+          if (ix >= 0 && ix < g.w) ar[ox] += (static_cast<int32_t>(xr[ix]) - zx) * wv;
         }
       }
     }
+  }
+}
+
+constexpr int64_t kMaxDwTaps = 16;
+
+// 3x3 taps over the outputs [a, b) of one row, every tap inside the row: one sum per output in
+// a register (the compiler vectorizes over ox: widen, multiply, add). r[ky] points at the
+// input row of tap row ky shifted by -pad_left (a row outside the input has weights 0), d is
+// the dilation along the row; c = -zx * (sum of the weights used).
+template <class T, int S>
+inline void q_dw_row3(const T* const* r, int64_t d, const int32_t* w, int32_t c, int64_t a,
+                      int64_t b, int32_t* __restrict ar) {
+  const T *r00 = r[0], *r01 = r[0] + d, *r02 = r[0] + 2 * d;
+  const T *r10 = r[1], *r11 = r[1] + d, *r12 = r[1] + 2 * d;
+  const T *r20 = r[2], *r21 = r[2] + d, *r22 = r[2] + 2 * d;
+  const int32_t w0 = w[0], w1 = w[1], w2 = w[2], w3 = w[3], w4 = w[4], w5 = w[5], w6 = w[6],
+                w7 = w[7], w8 = w[8];
+  for (int64_t ox = a; ox < b; ox++) {
+    const int64_t i = ox * S;
+    ar[ox] = c + r00[i] * w0 + r01[i] * w1 + r02[i] * w2 + r10[i] * w3 + r11[i] * w4 + r12[i] * w5 +
+             r20[i] * w6 + r21[i] * w7 + r22[i] * w8;
+  }
+}
+
+// A depthwise channel plane (see QDepthwiseFn) row by row: a row's sums stay in L1 (or in
+// registers for 3x3 kernels) while every tap adds to them. Tap rows outside the input get
+// weights 0; the outputs whose taps all fall inside the row (the interior) run without bounds
+// checks, the few at the edges through a checked loop.
+template <class T>
+inline void q_depthwise_plane_t(const QDepthwisePlane& g, const T* __restrict x, int32_t zx,
+                                const int32_t* __restrict wt, int32_t* __restrict acc) {
+  if (g.kh > kMaxDwTaps || g.kw > kMaxDwTaps) return q_depthwise_plane_taps(g, x, zx, wt, acc);
+  // The interior [a, b): 0 <= ox * stride + kx * dil - pad_left < w for every kx.
+  int64_t a = 0, b = g.ow;
+  for (int64_t kx = 0; kx < g.kw; kx++) {
+    const int64_t off = kx * g.dil_w - g.pad_left;
+    const int64_t lo = off >= 0 ? 0 : (-off + g.stride_w - 1) / g.stride_w;
+    const int64_t hi = g.w - off <= 0 ? 0 : (g.w - off + g.stride_w - 1) / g.stride_w;
+    a = std::max(a, lo);
+    b = std::min(b, hi);
+  }
+  a = std::min(a, g.ow);
+  b = std::max(b, a);
+  const bool fused3 = g.kh == 3 && g.kw == 3 && (g.stride_w == 1 || g.stride_w == 2);
+  const T* rows[kMaxDwTaps] = {};
+  int32_t wrow[kMaxDwTaps * kMaxDwTaps] = {};
+  for (int64_t oy = 0; oy < g.oh; oy++) {
+    int32_t* ar = acc + oy * g.ow;
+    int32_t wsum = 0;
+    for (int64_t ky = 0; ky < g.kh; ky++) {
+      const int64_t iy = oy * g.stride_h - g.pad_top + ky * g.dil_h;
+      const bool in = iy >= 0 && iy < g.h;
+      rows[ky] = x + (in ? iy : 0) * g.w - g.pad_left;
+      for (int64_t kx = 0; kx < g.kw; kx++) {
+        const int32_t wv = in ? wt[ky * g.kw + kx] : 0;
+        wrow[ky * g.kw + kx] = wv;
+        wsum += wv;
+      }
+    }
+    const int32_t c = -zx * wsum;
+    // Edges: the taps inside the row only.
+    auto edge = [&](int64_t ox) {
+      int32_t s = 0;
+      for (int64_t ky = 0; ky < g.kh; ky++)
+        for (int64_t kx = 0; kx < g.kw; kx++) {
+          const int64_t ix = ox * g.stride_w + kx * g.dil_w;  // in rows[ky]'s shifted frame
+          const int64_t real = ix - g.pad_left;
+          if (real >= 0 && real < g.w)
+            s += (static_cast<int32_t>(rows[ky][ix]) - zx) * wrow[ky * g.kw + kx];
+        }
+      ar[ox] = s;
+    };
+    for (int64_t ox = 0; ox < a; ox++) edge(ox);
+    for (int64_t ox = b; ox < g.ow; ox++) edge(ox);
+    if (fused3) {
+      if (g.stride_w == 1)
+        q_dw_row3<T, 1>(rows, g.dil_w, wrow, c, a, b, ar);
+      else
+        q_dw_row3<T, 2>(rows, g.dil_w, wrow, c, a, b, ar);
+      continue;
+    }
+    for (int64_t ox = a; ox < b; ox++) ar[ox] = c;
+    for (int64_t ky = 0; ky < g.kh; ky++)
+      for (int64_t kx = 0; kx < g.kw; kx++) {
+        const int32_t wv = wrow[ky * g.kw + kx];
+        if (wv == 0) continue;
+        const T* xs = rows[ky] + kx * g.dil_w;
+        if (g.stride_w == 1) {
+          for (int64_t ox = a; ox < b; ox++) ar[ox] += xs[ox] * wv;
+        } else {
+          for (int64_t ox = a; ox < b; ox++) ar[ox] += xs[ox * g.stride_w] * wv;
+        }
+      }
   }
 }
 

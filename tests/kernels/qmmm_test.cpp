@@ -226,17 +226,30 @@ TEST(Qmmm, DefaultKernelFollowsActiveIsa) {
 namespace {
 
 // The depthwise plane and the row epilogue of every kernel against direct loops: odd planes,
-// strides 1 and 2, dilation, asymmetric padding, u8 and s8 inputs. Integer sums: exact.
+// strides 1 to 3, dilation, asymmetric padding, u8 and s8 inputs. Integer sums: exact.
 TEST(QDepthwise, EveryKernelMatchesDirectLoops) {
   std::mt19937 rng(7);
   struct Case {
     int64_t h, w, kh, kw, sh, sw, dh, dw, pt, pl, pb, pr;
   };
   const Case cases[] = {
-      {7, 9, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},  {8, 8, 3, 3, 2, 2, 1, 1, 0, 0, 1, 1},
-      {5, 17, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1}, {6, 11, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2},
-      {9, 13, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2}, {1, 40, 1, 7, 1, 1, 1, 1, 0, 3, 0, 3},
-      {2, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1}};
+      {7, 9, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
+      {8, 8, 3, 3, 2, 2, 1, 1, 0, 0, 1, 1},
+      {5, 17, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1},
+      {6, 11, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2},
+      {9, 13, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2},
+      {1, 40, 1, 7, 1, 1, 1, 1, 0, 3, 0, 3},
+      {2, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
+      // Long rows (the vectorized interior of the row kernels: 3x3 strides 1 and 2, dilated),
+      // a 17-tap kernel (the tap-by-tap fallback), 2x2 with stride 2 along rows only, and a
+      // plane smaller than its kernel (no interior at all).
+      {6, 112, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
+      {5, 113, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1},
+      {7, 37, 3, 3, 2, 2, 2, 2, 2, 2, 2, 2},
+      {3, 40, 1, 17, 1, 1, 1, 1, 0, 8, 0, 8},
+      {4, 9, 2, 2, 1, 2, 1, 1, 0, 1, 1, 0},
+      {2, 2, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2},
+      {9, 50, 3, 5, 1, 3, 1, 1, 1, 2, 1, 2}};
   std::uniform_int_distribution<int> byte(0, 255), wd(-255, 255);
   for (const QMicroKernel* kern : kiln::kernels::supported_q_kernels()) {
     for (const Case& c : cases) {
