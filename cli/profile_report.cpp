@@ -24,7 +24,9 @@ std::string shapes_text(const Node& n) {
   return out;
 }
 
+// Int8 products (ops/quant's packed ops) are counted apart as MAC(i8): i8 x i8 -> i32.
 std::string fma_type_text(DatumType dt) {
+  if (dt == DatumType::I8 || dt == DatumType::U8) return "MAC(i8)";
   return fmt::format("FMA({})", name_of(dt));
 }
 
@@ -159,8 +161,8 @@ void print_summary(const Report& report) {
     if (v) {
       std::string rate;
       if (report.profiled && report.total_ms > 0)
-        rate =
-            fmt::format(", {:.3f} GF/s over the whole network", 2.0 * *v / (report.total_ms * 1e6));
+        rate = fmt::format(", {:.3f} {} over the whole network", 2.0 * *v / (report.total_ms * 1e6),
+                           dt == DatumType::I8 || dt == DatumType::U8 ? "GOP/s" : "GF/s");
       fmt::print("  {}: {} ({}){}\n", fma_type_text(dt), *v, human_count(static_cast<double>(*v)),
                  rate);
     } else {

@@ -12,6 +12,14 @@
 //      product, a channel range of a depthwise conv, a plane of a Winograd conv), while it is
 //      still in L1: any unary function of the vectorized set, or a binary op with an operand that
 //      is a scalar, one value per row, one per column, or a full matrix.
+//   Integer products (kernels/quant/qmmm.h) add a stage 0 before stage 1 and a requantize step
+//   after it, so int8 outputs come out of the same mechanism:
+//   0. In registers, on the i32 sums: s = acc + row_offset[i] + col_offset[j] (i32 biases and
+//      the zero-point corrections, precomputed per channel); then v = float(s) enters stage 1.
+//   1'. Requantize (output U8 / I8): y = saturate(round_half_even(v) + out_zero_point), with the
+//      row / column scales of stage 1 as the requantization multipliers and its clamp as a fused
+//      ReLU / Clip in the pre-zero-point domain. Output I32: s stored as is (stage 1 unused).
+//   Post steps are float-only: an integer output takes none.
 // Null pointers and default values mean "nothing to do". The register stage is written once for
 // every ISA (kernels/epilogue_impl.h); post steps run through kernels/elementwise/vec_math.
 #pragma once
@@ -56,8 +64,14 @@ struct PostStep {
   bool operand_first = false;  // operand op value (else value op operand)
 };
 
+// The element type an epilogue stores (F32 for float products; the others for int8 products).
+enum class OutputType : uint8_t { F32, I32, U8, I8 };
+
 struct Epilogue {
   static constexpr int kMaxPostSteps = 6;
+  // Stage 0 (integer products only).
+  const int32_t* row_offset = nullptr;  // m values
+  const int32_t* col_offset = nullptr;  // n values
   // Stage 1.
   const float* row_scale = nullptr;  // m values
   const float* col_scale = nullptr;  // n values
@@ -70,6 +84,9 @@ struct Epilogue {
   float leaky_alpha = 0.0f;
   float min = -std::numeric_limits<float>::infinity();
   float max = std::numeric_limits<float>::infinity();
+  // Requantize (integer products only): what is stored, and the zero point of U8 / I8 outputs.
+  OutputType output = OutputType::F32;
+  int32_t out_zero_point = 0;
   // Stage 2.
   PostStep post[kMaxPostSteps];
   int post_count = 0;

@@ -4,6 +4,7 @@
 
 #include "core/patch.h"
 #include "core/source_ops.h"
+#include "ops/quant/dequantize_linear.h"
 #include "passes/graph_util.h"
 
 namespace kiln::passes {
@@ -26,6 +27,12 @@ std::optional<Tensor> known_value(const Fact& f) {
 
 }  // namespace
 
+bool is_dequantized_constant(const Graph& graph, const Node& n) {
+  if (!op_as<ops::DequantizeLinear>(n) || n.inputs.empty() || !n.inputs[0].present()) return false;
+  const Fact& x = graph.fact(n.inputs[0]);
+  return x.value != nullptr && is_integer(x.dt);
+}
+
 size_t FoldConstants::run(Graph& graph) {
   ModelPatch patch(graph);
   Uses uses(graph);
@@ -33,6 +40,7 @@ size_t FoldConstants::run(Graph& graph) {
   for (size_t i = 0; i < count; i++) {
     const Node& n = graph.node(static_cast<int>(i));
     if (op_as<ConstOp>(n) || !n.op->is_deterministic()) continue;
+    if (keep_quantized_ && is_dequantized_constant(graph, n)) continue;
     std::vector<std::pair<int, Tensor>> folds;
     for (size_t slot = 0; slot < n.outputs.size(); slot++) {
       Outlet o{n.id, static_cast<int>(slot)};

@@ -7,6 +7,7 @@
 #include "ops/nn/gemm.h"
 #include "ops/nn/matmul.h"
 #include "ops/shape/transpose.h"
+#include "passes/fold_constants.h"
 #include "passes/graph_util.h"
 
 namespace kiln::passes {
@@ -47,6 +48,9 @@ size_t GemmToMatMul::run(Graph& graph) {
     const Node& n = graph.node(static_cast<int>(i));
     auto* gemm = op_as<ops::Gemm>(n);
     if (!gemm || n.inputs.size() < 2 || !is_float(graph.fact(n.inputs[0]).dt)) continue;
+    // Quantized weights (DequantizeLinear of an int8 constant): kept for quant-ops (optimize
+    // stage), which reads the Gemm itself.
+    if (keep_quantized_ && is_dequantized_constant(graph, graph.node(n.inputs[1].node))) continue;
     int id = n.id;
     std::string name = n.name;
     Outlet a = n.inputs[0], b = n.inputs[1];

@@ -22,6 +22,7 @@
 #include "passes/inline_if.h"
 #include "passes/max_pool_values.h"
 #include "passes/merge_parallel_matmuls.h"
+#include "passes/quant_ops.h"
 #include "passes/remove_identity.h"
 #include "passes/reshape_around_matmul.h"
 #include "passes/reshape_chains.h"
@@ -50,10 +51,11 @@ PassManager declutter_passes(std::string_view without) {
     if (pass->name() != without) m.add(std::move(pass));
   };
   add(std::make_unique<DeadNodes>());
-  add(std::make_unique<FoldConstants>());
+  // Keeps DequantizeLinear of integer constants: quant-ops (optimize) needs the integers.
+  add(std::make_unique<FoldConstants>(true));
   add(std::make_unique<InlineIf>());
   add(std::make_unique<RemoveIdentity>());
-  add(std::make_unique<GemmToMatMul>());
+  add(std::make_unique<GemmToMatMul>(true));
   add(std::make_unique<BatchNormToAffine>());
   add(std::make_unique<FoldAffine>());
   add(std::make_unique<SplitSlicedMatMul>());
@@ -73,6 +75,12 @@ PassManager declutter_passes(std::string_view without) {
 
 PassManager optimize_passes(bool codegen) {
   PassManager m("optimize");
+  if (codegen) {
+    // Before constant folding turns the dequantized weights into floats; Gemms on quantized
+    // weights that declutter kept and quant-ops declined become MatMuls here.
+    m.add(std::make_unique<QuantOps>());
+    m.add(std::make_unique<GemmToMatMul>());
+  }
   m.add(std::make_unique<FoldConstants>());
   m.add(std::make_unique<DeadNodes>());
   m.add(std::make_unique<MergeParallelMatMuls>());

@@ -168,6 +168,10 @@ std::pair<std::string, std::string> matmul_operands(Ctx& c, Outlet a, Outlet b) 
   size_t ra = c.fact(a).rank(), rb = c.fact(b).rank();
   if (ra >= 2 && rb >= 2) {
     size_t r = std::max(ra, rb);
+    // Quantized weights (DequantizeLinear of integers, a kiln_core fragment already) keep their
+    // rank: padded, they would read back as unsqueeze(dequantize(w)) and be folded to floats, out
+    // of reach of the int8 rewrite (kiln's matmul broadcasts the batch dims).
+    if (rb < r && c.written_as_op(b)) return {c.tensor_of_rank(a, r), c.identifier(b)};
     return {c.tensor_of_rank(a, r), c.tensor_of_rank(b, r)};
   }
   return {c.identifier(a), c.identifier(b)};
@@ -187,6 +191,7 @@ bool write_matmul(Ctx& c, const Node& n) {
 }
 
 bool write_gemm(Ctx& c, const Node& n) {
+  if (write_quantized_gemm(c, n)) return true;
   OpAttrs attrs(n);
   double alpha = attrs.real("alpha", 1.0), beta = attrs.real("beta", 1.0);
   // Constant operands are stored transposed already, so reading the NNEF back gives a plain

@@ -29,6 +29,16 @@ std::string nnef_type_name(DatumType dt) {
 
 }  // namespace
 
+bool WriterContext::written_as_op(Outlet o) const {
+  // DequantizeLinear of an integer constant (quantized weights, i32 biases): its value is known,
+  // but the archive keeps the integers and the op, so that reading it back gives the int8 model.
+  const Node& n = graph_.node(o.node);
+  if (n.op->name() != "DequantizeLinear" || n.inputs.empty() || !n.inputs[0].present())
+    return false;
+  const Fact& x = fact(n.inputs[0]);
+  return x.value != nullptr && is_integer(x.dt);
+}
+
 std::string nnef_identifier(const std::string& name) {
   std::string out;
   for (char c : name) out += (std::isalnum(static_cast<unsigned char>(c)) || c == '_') ? c : '_';
@@ -96,7 +106,7 @@ std::string WriterContext::identifier(Outlet o) {
   auto it = names_.find(o);
   if (it != names_.end()) return it->second;
   const Fact& f = fact(o);
-  if (f.value) {
+  if (f.value && !written_as_op(o)) {
     const Node& n = graph_.node(o.node);
     std::string id = variable(*f.value, o.slot ? fmt::format("{}_o{}", n.name, o.slot) : n.name);
     names_[o] = id;
@@ -112,7 +122,7 @@ std::string WriterContext::identifier(Outlet o) {
 
 std::string WriterContext::tensor(Outlet o) {
   const Fact& f = fact(o);
-  if (!names_.count(o) && f.value && f.rank() == 0 && f.dt == DatumType::F32) {
+  if (!names_.count(o) && f.value && f.rank() == 0 && f.dt == DatumType::F32 && !written_as_op(o)) {
     double v = f.value->value_as_double(0);
     if (std::isfinite(v)) return nnef_real(v);
   }
@@ -127,7 +137,7 @@ std::string WriterContext::tensor_of_rank(Outlet o, size_t rank) {
   if (memo != ranked_.end()) return memo->second;
   size_t missing = rank - f.rank();
   std::string id;
-  if (f.value) {
+  if (f.value && !written_as_op(o)) {
     Shape shape(missing, 1);
     shape.insert(shape.end(), f.value->shape().begin(), f.value->shape().end());
     id = variable(f.value->reshaped(shape), graph_.node(o.node).name);

@@ -86,5 +86,6 @@ void register_control_primitives(std::map<std::string, Primitive>& p);
 void register_audio_primitives(std::map<std::string, Primitive>& p);
 void register_recurrent_primitives(std::map<std::string, Primitive>& p);
 void register_pulse_primitives(std::map<std::string, Primitive>& p);
+void register_quant_primitives(std::map<std::string, Primitive>& p);
 
 }  // namespace kiln::nnef::prim

@@ -287,6 +287,7 @@ std::map<std::string, Primitive> make_primitives() {
   register_audio_primitives(p);
   register_recurrent_primitives(p);
   register_pulse_primitives(p);
+  register_quant_primitives(p);
   return p;
 }
 

@@ -66,6 +66,8 @@ class WriterContext {
                              const std::vector<Fact>& param_facts, const std::string& base);
 
   std::string fresh(const std::string& base);
+  // A constant tensor still written as its producing op (DequantizeLinear of integers).
+  bool written_as_op(Outlet o) const;
   // The identifier a tensor should get when it is written (graph outputs keep their names).
   void prefer_name(Outlet o, const std::string& name) { preferred_[o] = name; }
   // The name output `o` will be written under (before it is): its preferred name or its node's.

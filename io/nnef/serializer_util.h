@@ -121,5 +121,8 @@ void register_control_serializers(std::map<std::string, Serializer>& s);
 void register_audio_serializers(std::map<std::string, Serializer>& s);
 void register_recurrent_serializers(std::map<std::string, Serializer>& s);
 void register_pulse_serializers(std::map<std::string, Serializer>& s);
+void register_quant_serializers(std::map<std::string, Serializer>& s);
+// Gemm whose B is DequantizeLinear of integers, as kiln_core_gemm (false: not such a Gemm).
+bool write_quantized_gemm(Ctx& c, const Node& n);
 
 }  // namespace kiln::nnef::ser

@@ -14,6 +14,7 @@ const std::map<std::string, Serializer>& serializers() {
     ser::register_audio_serializers(m);
     ser::register_recurrent_serializers(m);
     ser::register_pulse_serializers(m);
+    ser::register_quant_serializers(m);
     return m;
   }();
   return s;

@@ -219,6 +219,31 @@ fragment kiln_audio_mfcc( spectrogram: tensor<scalar>, sample_rate: tensor<integ
                           lower_frequency_limit: scalar = 20.0,
                           filterbank_channel_count: integer = 40,
                           dct_coefficient_count: integer = 13 ) -> ( output: tensor<scalar> );
+fragment kiln_core_quantize_linear( x: tensor<scalar>, scale: tensor<scalar>,
+                                   zero_point: tensor<integer> = [], axis: integer = 1,
+                                   output_type: string = 'u8', block_size: integer = 0,
+                                   saturate: logical = true, precision: string = '' )
+    -> ( y: tensor<integer> );
+fragment kiln_core_dequantize_linear( x: tensor<integer>, scale: tensor<scalar>,
+                                     zero_point: tensor<integer> = [], axis: integer = 1,
+                                     block_size: integer = 0, output_type: string = '' )
+    -> ( y: tensor<scalar> );
+fragment kiln_core_qlinear_conv( x: tensor<integer>, x_scale: tensor<scalar>,
+                                x_zero_point: tensor<integer>, w: tensor<integer>,
+                                w_scale: tensor<scalar>, w_zero_point: tensor<integer>,
+                                y_scale: tensor<scalar>, y_zero_point: tensor<integer>,
+                                bias: tensor<integer> = [], auto_pad: string = 'NOTSET',
+                                kernel_shape: integer[] = [], strides: integer[] = [],
+                                dilations: integer[] = [], pads: integer[] = [],
+                                group: integer = 1 ) -> ( y: tensor<integer> );
+fragment kiln_core_qlinear_matmul( a: tensor<integer>, a_scale: tensor<scalar>,
+                                  a_zero_point: tensor<integer>, b: tensor<integer>,
+                                  b_scale: tensor<scalar>, b_zero_point: tensor<integer>,
+                                  y_scale: tensor<scalar>, y_zero_point: tensor<integer> )
+    -> ( y: tensor<integer> );
+fragment kiln_core_gemm( a: tensor<scalar>, b: tensor<scalar>, c: tensor<scalar> = [],
+                        alpha: scalar = 1.0, beta: scalar = 1.0, trans_a: logical = false,
+                        trans_b: logical = false ) -> ( y: tensor<scalar> );
 fragment kiln_core_if( condition: tensor<logical>, values: tensor<scalar>[], then_branch: string,
                       else_branch: string, outputs: integer, assumed: string = '' )
     -> ( results: tensor<scalar>[] );

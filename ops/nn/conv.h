@@ -11,6 +11,7 @@ class Conv : public Op {
  public:
   Conv(WindowGeometry geometry, int64_t group) : geo_(std::move(geometry)), group_(group) {}
   int64_t group() const { return group_; }
+  const WindowGeometry& geometry() const { return geo_; }
   std::string name() const override { return "Conv"; }
   Attributes attributes() const override;
   std::vector<Fact> output_facts(const FactRefs& inputs) const override;

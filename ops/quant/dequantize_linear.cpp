@@ -4,6 +4,15 @@
 
 namespace kiln::ops {
 
+namespace {
+// The op's name for errors, made once: "DequantizeLinear" is past std::string's short-string
+// size, and a temporary from name() would allocate in every steady-state run.
+const std::string& op_name() {
+  static const std::string name = "DequantizeLinear";
+  return name;
+}
+}  // namespace
+
 Attributes DequantizeLinear::attributes() const {
   Attributes a{{"axis", std::to_string(axis_)}};
   if (block_size_) a.push_back({"block_size", std::to_string(block_size_)});
@@ -31,9 +40,32 @@ std::vector<Fact> DequantizeLinear::output_facts(const FactRefs& inputs) const {
 }
 
 void DequantizeLinear::eval(EvalContext& ctx, const TensorRefs& inputs) const {
-  const Tensor& x = required(inputs, 0, name());
-  const Tensor& scale = required(inputs, 1, name());
+  const Tensor& x = required(inputs, 0, op_name());
+  const Tensor& scale = required(inputs, 1, op_name());
   const Tensor* zp = inputs.size() > 2 ? inputs[2] : nullptr;
+  if ((x.dtype() == DatumType::U8 || x.dtype() == DatumType::I8) &&
+      scale.dtype() == DatumType::F32 && scale.numel() == 1 && (!zp || zp->numel() == 1) &&
+      block_size_ == 0 && output_dt_.value_or(DatumType::F32) == DatumType::F32) {
+    // The common case (activations): one scale and zero point, with no temporaries (a
+    // steady-state run allocates nothing), the same float product as below.
+    const float s = scale.data<float>()[0];
+    const bool u8 = x.dtype() == DatumType::U8;
+    const int32_t z = !zp  ? 0
+                      : u8 ? int32_t{zp->data<uint8_t>()[0]}
+                           : int32_t{zp->data<int8_t>()[0]};
+    Tensor& y = ctx.output(0, DatumType::F32, x.shape());
+    float* py = y.data<float>();
+    const int64_t n = x.numel();
+    auto run = [&](const auto* px) {
+      for (int64_t i = 0; i < n; i++)
+        py[i] = static_cast<float>(static_cast<int32_t>(px[i]) - z) * s;
+    };
+    if (u8)
+      run(x.data<uint8_t>());
+    else
+      run(x.data<int8_t>());
+    return;
+  }
   quant::ParamMap sm =
       quant::param_map(x.shape(), scale.shape(), axis_, block_size_, name(), "scale");
   quant::ParamMap zm =

@@ -15,6 +15,9 @@ class DequantizeLinear : public Op {
                             std::optional<DatumType> output_dt = std::nullopt)
       : axis_(axis), block_size_(block_size), output_dt_(output_dt) {}
   std::string name() const override { return "DequantizeLinear"; }
+  int64_t axis() const { return axis_; }
+  int64_t block_size() const { return block_size_; }
+  const std::optional<DatumType>& output_dt() const { return output_dt_; }
   Attributes attributes() const override;
   std::vector<Fact> output_facts(const FactRefs& inputs) const override;
   void eval(EvalContext& ctx, const TensorRefs& inputs) const override;

@@ -11,6 +11,7 @@ class QLinearConv : public Op {
  public:
   explicit QLinearConv(quant::ConvGeometry geometry) : g_(std::move(geometry)) {}
   std::string name() const override { return "QLinearConv"; }
+  const quant::ConvGeometry& geometry() const { return g_; }
   Attributes attributes() const override { return g_.attributes(); }
   std::vector<Fact> output_facts(const FactRefs& inputs) const override;
   void eval(EvalContext& ctx, const TensorRefs& inputs) const override;

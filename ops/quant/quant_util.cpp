@@ -250,6 +250,21 @@ std::vector<Dim> conv_output_dims(const ConvGeometry& g, const std::vector<Dim>&
   return out;
 }
 
+ConvResolved resolve_conv(const ConvGeometry& g, const Shape& x, const Shape& w,
+                          const std::string& op) {
+  std::vector<Dim> xd(x.begin(), x.end()), wd(w.begin(), w.end());
+  std::vector<Dim> od = conv_output_dims(g, xd, wd, op);
+  Resolved r = resolve(g, xd, wd, op);
+  ConvResolved c;
+  c.kernel = r.kernel;
+  c.strides = r.strides;
+  c.dilations = r.dilations;
+  for (size_t i = 0; i < r.kernel.size(); i++)
+    c.pad_begin.push_back(pads_for(g, r, i, x[i + 2]).first);
+  for (const Dim& d : od) c.out.push_back(d.to_int());
+  return c;
+}
+
 Dim conv_fma(const ConvGeometry& g, const std::vector<Dim>& x, const std::vector<Dim>& w,
              const std::string& op) {
   std::vector<Dim> out = conv_output_dims(g, x, w, op);

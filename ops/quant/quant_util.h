@@ -80,6 +80,14 @@ struct IntConv {
 };
 IntConv int_conv(const ConvGeometry& g, const Tensor& x, int32_t x_zp, const Tensor& w,
                  const std::vector<int32_t>& w_zp, const std::string& op);
+// The geometry resolved for concrete x and w shapes: per spatial axis the kernel, stride,
+// dilation and begin pad, and the output shape.
+struct ConvResolved {
+  std::vector<int64_t> kernel, strides, dilations, pad_begin;
+  Shape out;
+};
+ConvResolved resolve_conv(const ConvGeometry& g, const Shape& x, const Shape& w,
+                          const std::string& op);
 Dim conv_fma(const ConvGeometry& g, const std::vector<Dim>& x, const std::vector<Dim>& w,
              const std::string& op);
 

@@ -26,6 +26,9 @@ class QuantizeLinear : public Op {
                           QuantizeOptions options = {})
       : axis_(axis), output_dt_(output_dt), o_(options) {}
   std::string name() const override { return "QuantizeLinear"; }
+  int64_t axis() const { return axis_; }
+  DatumType output_dt() const { return output_dt_; }
+  const QuantizeOptions& options() const { return o_; }
   Attributes attributes() const override;
   std::vector<Fact> output_facts(const FactRefs& inputs) const override;
   void eval(EvalContext& ctx, const TensorRefs& inputs) const override;

@@ -1,0 +1,315 @@
+// Int8 packed matrix multiply (kernels/quant/qmmm.h): every kernel this CPU runs (generic, AVX2,
+// AVX-512BW, AVX-512 VNNI both sides, NEON) against the i64 reference, on random shapes with odd
+// sizes and edges, u8/s8 operands, per-lane and per-tensor zero points, every output type and
+// epilogue feature (stage 0 offsets, scales, biases, clamp, requantize).
+//
+// Tolerances: I32 outputs are exact (integer sums). F32 outputs: relative 1e-6 (the vectorized
+// stage may contract a multiply and an add into one FMA; the scalar reference rounds twice).
+// U8 / I8 outputs: within one step everywhere and exact on at least 99% of the elements (an FMA
+// can move a value sitting on a rounding tie by one ulp, which flips that one output by a step;
+// every real bug -- a zero point, a lane, an edge, a saturation -- moves far more elements).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "base/isa.h"
+#include "kernels/aligned_buffer.h"
+#include "kernels/quant/qmmm.h"
+
+namespace {
+
+using kiln::kernels::Epilogue;
+using kiln::kernels::OutputType;
+using kiln::kernels::QFormat;
+using kiln::kernels::QMicroKernel;
+using kiln::kernels::QOperand;
+
+struct Operand {
+  std::vector<uint8_t> bytes;
+  std::vector<int32_t> zp;
+  QOperand q;
+};
+
+// lanes x k, lane-major (stride_lane = k), or k-major when `k_major`.
+Operand random_operand(std::mt19937& rng, int64_t lanes, int64_t k, bool is_signed, int zp_mode,
+                       bool k_major) {
+  Operand o;
+  std::uniform_int_distribution<int> byte(0, 255);
+  o.bytes.resize(static_cast<size_t>(lanes * k));
+  for (auto& b : o.bytes) b = static_cast<uint8_t>(byte(rng));
+  std::uniform_int_distribution<int> zd(is_signed ? -128 : 0, is_signed ? 127 : 255);
+  if (zp_mode == 1) o.zp = {zd(rng)};
+  if (zp_mode == 2) {
+    o.zp.resize(static_cast<size_t>(lanes));
+    for (auto& z : o.zp) z = zd(rng);
+  }
+  o.q.data = o.bytes.data();
+  o.q.is_signed = is_signed;
+  o.q.stride_lane = k_major ? 1 : k;
+  o.q.stride_k = k_major ? lanes : 1;
+  o.q.zp = o.zp.empty() ? nullptr : o.zp.data();
+  o.q.zp_per_lane = zp_mode == 2;
+  return o;
+}
+
+size_t out_bytes(OutputType t) {
+  return t == OutputType::U8 || t == OutputType::I8 ? 1 : 4;
+}
+
+void check_kernel(const QMicroKernel& kern, std::mt19937& rng, int64_t m, int64_t n, int64_t k,
+                  OutputType out, int features, int threads) {
+  SCOPED_TRACE(testing::Message() << kern.name << " m=" << m << " n=" << n << " k=" << k
+                                  << " out=" << static_cast<int>(out) << " features=" << features
+                                  << " threads=" << threads);
+  const bool dot = kern.format == QFormat::Dot4;
+  std::uniform_int_distribution<int> coin(0, 1), zmode(0, 2);
+  // Dot4: the side read as s8 must be s8 with zero point 0; the other side anything.
+  const bool a_signed = dot ? (kern.a_unsigned ? coin(rng) == 1 : true) : coin(rng) == 1;
+  const bool b_signed = dot ? (kern.a_unsigned ? true : coin(rng) == 1) : coin(rng) == 1;
+  const int a_zmode = dot && !kern.a_unsigned ? 0 : zmode(rng);
+  const int b_zmode = dot && kern.a_unsigned ? 0 : (dot ? coin(rng) : zmode(rng));
+  // A Dot4 unsigned side's zero point must be per tensor (the correction is per signed lane).
+  Operand a = random_operand(rng, m, k, a_signed,
+                             dot && kern.a_unsigned ? std::min(a_zmode, 1) : a_zmode, false);
+  Operand b = random_operand(rng, n, k, b_signed, b_zmode, coin(rng) == 1);
+
+  std::vector<int32_t> row_off(static_cast<size_t>(m)), col_off(static_cast<size_t>(n));
+  std::uniform_int_distribution<int32_t> od(-20000, 20000);
+  for (auto& v : row_off) v = od(rng);
+  for (auto& v : col_off) v = od(rng);
+  const float typical = 5500.0f * std::sqrt(static_cast<float>(std::max<int64_t>(k, 1)));
+  std::uniform_real_distribution<float> sd(40.0f / typical, 120.0f / typical);
+  std::vector<float> row_scale(static_cast<size_t>(m)), col_scale(static_cast<size_t>(n));
+  std::vector<float> row_bias(static_cast<size_t>(m)), col_bias(static_cast<size_t>(n));
+  for (auto& v : row_scale) v = sd(rng);
+  for (auto& v : col_scale) v = sd(rng) * typical / 80.0f;
+  std::uniform_real_distribution<float> bd(-30, 30);
+  for (auto& v : row_bias) v = bd(rng);
+  for (auto& v : col_bias) v = bd(rng);
+
+  Epilogue ep;
+  ep.output = out;
+  if (features & 1) ep.row_offset = row_off.data();
+  if (features & 2) ep.col_offset = col_off.data();
+  if (out != OutputType::I32) {
+    if (features & 4) ep.col_scale = col_scale.data();
+    ep.row_scale = row_scale.data();
+    if (features & 8) ep.row_bias = row_bias.data();
+    if (features & 16) ep.col_bias = col_bias.data();
+    if (features & 32) ep.min = 0;
+    if (features & 64) ep.max = 40;
+    ep.out_zero_point = out == OutputType::U8 ? 100 : (out == OutputType::I8 ? -7 : 0);
+  }
+
+  // The reference sees the true zero points; a Dot4 kernel's packing ignores the unsigned side's,
+  // whose correction the caller adds per signed lane to the offsets (as the ops do).
+  Epilogue ep_kernel = ep;
+  std::vector<int32_t> corr_rows = row_off, corr_cols = col_off;
+  if (dot) {
+    const bool a_is_unsigned_side = kern.a_unsigned;
+    const Operand& u = a_is_unsigned_side ? a : b;
+    const int32_t z =
+        kiln::kernels::qdot_zero_point(kern, u.q.is_signed, u.zp.empty() ? 0 : u.zp[0]);
+    if (a_is_unsigned_side) {
+      if (!(features & 2)) std::fill(corr_cols.begin(), corr_cols.end(), 0);
+      kiln::kernels::qadd_dot_correction(kern, b.q, n, k, z, corr_cols.data());
+      ep_kernel.col_offset = corr_cols.data();
+    } else {
+      if (!(features & 1)) std::fill(corr_rows.begin(), corr_rows.end(), 0);
+      kiln::kernels::qadd_dot_correction(kern, a.q, m, k, z, corr_rows.data());
+      ep_kernel.row_offset = corr_rows.data();
+    }
+  }
+
+  kiln::kernels::AlignedFloats ap((kiln::kernels::qpacked_bytes(kern, true, m, k) + 3) / 4);
+  kiln::kernels::AlignedFloats bp((kiln::kernels::qpacked_bytes(kern, false, n, k) + 3) / 4);
+  kiln::kernels::qpack(kern, true, a.q, m, k, ap.data());
+  kiln::kernels::qpack(kern, false, b.q, n, k, bp.data());
+
+  const int64_t ldc = n + 5;  // a row stride wider than n: nothing may land between rows
+  const size_t bytes = out_bytes(out) * static_cast<size_t>(m * ldc);
+  std::vector<uint8_t> got(bytes, 0xAB), want(bytes, 0xAB);
+  kiln::kernels::qmmm(kern, m, n, k, ap.data(), bp.data(), ep_kernel, got.data(), ldc, threads);
+  kiln::kernels::qmmm_reference(m, n, k, a.q, b.q, ep, want.data(), ldc);
+
+  int64_t off_by_one = 0, total = 0;
+  for (int64_t i = 0; i < m; i++) {
+    for (int64_t j = 0; j < ldc; j++) {
+      const size_t at = static_cast<size_t>(i * ldc + j);
+      if (j >= n) {  // the padding between rows is untouched
+        for (size_t b0 = 0; b0 < out_bytes(out); b0++)
+          ASSERT_EQ(got[at * out_bytes(out) + b0], 0xAB) << "wrote outside C at " << i << "," << j;
+        continue;
+      }
+      total++;
+      switch (out) {
+        case OutputType::I32: {
+          const auto* g = reinterpret_cast<const int32_t*>(got.data());
+          const auto* w = reinterpret_cast<const int32_t*>(want.data());
+          ASSERT_EQ(g[at], w[at]) << "at " << i << "," << j;
+          break;
+        }
+        case OutputType::F32: {
+          const auto* g = reinterpret_cast<const float*>(got.data());
+          const auto* w = reinterpret_cast<const float*>(want.data());
+          ASSERT_NEAR(g[at], w[at], 1e-6 * std::max(1.0f, std::abs(w[at]))) << i << "," << j;
+          break;
+        }
+        case OutputType::U8:
+        case OutputType::I8: {
+          const int g = out == OutputType::U8 ? got[at] : static_cast<int8_t>(got[at]);
+          const int w = out == OutputType::U8 ? want[at] : static_cast<int8_t>(want[at]);
+          ASSERT_LE(std::abs(g - w), 1) << "at " << i << "," << j;
+          off_by_one += g != w;
+          break;
+        }
+      }
+    }
+  }
+  EXPECT_LE(off_by_one, std::max<int64_t>(1, total / 100));
+}
+
+TEST(Qmmm, EveryKernelMatchesReference) {
+  std::mt19937 rng(21);
+  const int64_t sizes[][3] = {{1, 1, 1},     {8, 32, 4},     {7, 33, 5},   {13, 47, 27},
+                              {16, 49, 144}, {32, 64, 96},   {3, 200, 9},  {40, 17, 1},
+                              {9, 5, 0},     {24, 100, 300}, {1000, 3, 37}};
+  const OutputType outs[] = {OutputType::U8, OutputType::I8, OutputType::F32, OutputType::I32};
+  for (const QMicroKernel* kern : kiln::kernels::supported_q_kernels()) {
+    int round = 0;
+    for (const auto& s : sizes) {
+      for (OutputType out : outs) {
+        const int features = static_cast<int>(rng() % 128);
+        check_kernel(*kern, rng, s[0], s[1], s[2], out, features, round++ % 3 == 0 ? 2 : 1);
+        if (HasFatalFailure()) return;
+      }
+    }
+  }
+}
+
+// Full-range values on both sides (the case VPMADDUBSW would saturate on): -128 x -128 and
+// 255 x 127 pairs summed, exact in i32.
+TEST(Qmmm, ExtremeValuesDoNotSaturate) {
+  for (const QMicroKernel* kern : kiln::kernels::supported_q_kernels()) {
+    SCOPED_TRACE(kern->name);
+    const int64_t m = 9, n = 35, k = 64;
+    const bool dot = kern->format == QFormat::Dot4;
+    // Wide16: u8 255 x s8 -128 everywhere; Dot4: the same with 255 on the unsigned side.
+    std::vector<uint8_t> av(static_cast<size_t>(m * k)), bv(static_cast<size_t>(n * k));
+    const bool a_unsigned = dot ? kern->a_unsigned : true;
+    std::fill(av.begin(), av.end(), a_unsigned ? uint8_t{255} : uint8_t{0x80});
+    std::fill(bv.begin(), bv.end(), a_unsigned ? uint8_t{0x80} : uint8_t{255});
+    QOperand a{av.data(), !a_unsigned, k, 1, nullptr, false};
+    QOperand b{bv.data(), a_unsigned, k, 1, nullptr, false};
+    kiln::kernels::AlignedFloats ap((kiln::kernels::qpacked_bytes(*kern, true, m, k) + 3) / 4);
+    kiln::kernels::AlignedFloats bp((kiln::kernels::qpacked_bytes(*kern, false, n, k) + 3) / 4);
+    kiln::kernels::qpack(*kern, true, a, m, k, ap.data());
+    kiln::kernels::qpack(*kern, false, b, n, k, bp.data());
+    Epilogue ep;
+    ep.output = OutputType::I32;
+    std::vector<int32_t> c(static_cast<size_t>(m * n));
+    kiln::kernels::qmmm(*kern, m, n, k, ap.data(), bp.data(), ep, c.data(), n, 1);
+    for (int32_t v : c) ASSERT_EQ(v, 255 * -128 * k);
+  }
+}
+
+TEST(Qmmm, DefaultKernelFollowsActiveIsa) {
+  const QMicroKernel& k = kiln::kernels::default_q_kernel(true, false);
+  EXPECT_EQ(k.isa, kiln::active_isa()) << k.name;
+}
+
+}  // namespace
+
+namespace {
+
+// The depthwise plane and the row epilogue of every kernel against direct loops: odd planes,
+// strides 1 to 3, dilation, asymmetric padding, u8 and s8 inputs. Integer sums: exact.
+TEST(QDepthwise, EveryKernelMatchesDirectLoops) {
+  std::mt19937 rng(7);
+  struct Case {
+    int64_t h, w, kh, kw, sh, sw, dh, dw, pt, pl, pb, pr;
+  };
+  const Case cases[] = {
+      {7, 9, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
+      {8, 8, 3, 3, 2, 2, 1, 1, 0, 0, 1, 1},
+      {5, 17, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1},
+      {6, 11, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2},
+      {9, 13, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2},
+      {1, 40, 1, 7, 1, 1, 1, 1, 0, 3, 0, 3},
+      {2, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
+      // Long rows (the vectorized interior of the row kernels: 3x3 strides 1 and 2, dilated),
+      // a 17-tap kernel (the tap-by-tap fallback), 2x2 with stride 2 along rows only, and a
+      // plane smaller than its kernel (no interior at all).
+      {6, 112, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
+      {5, 113, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1},
+      {7, 37, 3, 3, 2, 2, 2, 2, 2, 2, 2, 2},
+      {3, 40, 1, 17, 1, 1, 1, 1, 0, 8, 0, 8},
+      {4, 9, 2, 2, 1, 2, 1, 1, 0, 1, 1, 0},
+      {2, 2, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2},
+      {9, 50, 3, 5, 1, 3, 1, 1, 1, 2, 1, 2}};
+  std::uniform_int_distribution<int> byte(0, 255), wd(-255, 255);
+  for (const QMicroKernel* kern : kiln::kernels::supported_q_kernels()) {
+    for (const Case& c : cases) {
+      for (bool is_signed : {false, true}) {
+        SCOPED_TRACE(testing::Message() << kern->name << " " << c.h << "x" << c.w << " k" << c.kh
+                                        << " s" << c.sh << " signed " << is_signed);
+        kiln::kernels::QDepthwisePlane g{c.h,
+                                         c.w,
+                                         (c.h + c.pt + c.pb - c.dh * (c.kh - 1) - 1) / c.sh + 1,
+                                         (c.w + c.pl + c.pr - c.dw * (c.kw - 1) - 1) / c.sw + 1,
+                                         c.kh,
+                                         c.kw,
+                                         c.sh,
+                                         c.sw,
+                                         c.dh,
+                                         c.dw,
+                                         c.pt,
+                                         c.pl};
+        std::vector<uint8_t> x(static_cast<size_t>(c.h * c.w));
+        for (auto& v : x) v = static_cast<uint8_t>(byte(rng));
+        std::vector<int32_t> wt(static_cast<size_t>(c.kh * c.kw));
+        for (auto& v : wt) v = wd(rng);
+        const int32_t zx = is_signed ? -5 : 131;
+        std::vector<int32_t> got(static_cast<size_t>(g.oh * g.ow) + 1, 0x5555);
+        kern->depthwise(g, x.data(), is_signed, zx, wt.data(), got.data());
+        ASSERT_EQ(got.back(), 0x5555) << "wrote past the plane";
+        for (int64_t oy = 0; oy < g.oh; oy++) {
+          for (int64_t ox = 0; ox < g.ow; ox++) {
+            int64_t want = 0;
+            for (int64_t ky = 0; ky < c.kh; ky++)
+              for (int64_t kx = 0; kx < c.kw; kx++) {
+                const int64_t iy = oy * c.sh - c.pt + ky * c.dh, ix = ox * c.sw - c.pl + kx * c.dw;
+                if (iy < 0 || iy >= c.h || ix < 0 || ix >= c.w) continue;
+                const uint8_t b = x[static_cast<size_t>(iy * c.w + ix)];
+                const int32_t v = is_signed ? static_cast<int8_t>(b) : b;
+                want += (v - zx) * wt[static_cast<size_t>(ky * c.kw + kx)];
+              }
+            ASSERT_EQ(got[static_cast<size_t>(oy * g.ow + ox)], want) << oy << "," << ox;
+          }
+        }
+        // The row epilogue on the plane: as the scalar one, element by element.
+        std::vector<float> scale = {0.013f};
+        std::vector<int32_t> offset = {77};
+        Epilogue ep;
+        ep.output = OutputType::U8;
+        ep.out_zero_point = 3;
+        ep.row_scale = scale.data();
+        ep.row_offset = offset.data();
+        ep.min = 0;
+        const int64_t n = g.oh * g.ow;
+        std::vector<uint8_t> row(static_cast<size_t>(n)), one(static_cast<size_t>(n));
+        kern->row(got.data(), n, kiln::kernels::qtile_args(ep, row.data(), n, 0, 0));
+        const auto t = kiln::kernels::qtile_args(ep, one.data(), n, 0, 0);
+        for (int64_t j = 0; j < n; j++)
+          kiln::kernels::qstore_one(got[static_cast<size_t>(j)], t, 0, static_cast<int>(j));
+        for (int64_t j = 0; j < n; j++)
+          ASSERT_LE(std::abs(row[static_cast<size_t>(j)] - one[static_cast<size_t>(j)]), 1) << j;
+      }
+    }
+  }
+}
+
+}  // namespace
