@@ -39,19 +39,8 @@ CapturedRun run_stream_side(const SideSpec& side, const std::string& pulse,
   apply_test_fault(*s.model.graph);
   const Graph& g = *s.model.graph;
   const StreamSpec& spec = s.model.spec;
-  KILN_ENSURE(inputs.size() == spec.inputs.size(), "--stream: the model has {} inputs, got {}",
-              spec.inputs.size(), inputs.size());
-  int64_t length = -1;
-  for (size_t i = 0; i < inputs.size(); i++) {
-    if (!spec.inputs[i].streaming) continue;
-    KILN_ENSURE(spec.inputs[i].axis < inputs[i].rank(),
-                "--stream: input {} has rank {}, its stream axis is {}", i, inputs[i].rank(),
-                spec.inputs[i].axis);
-    const int64_t n = inputs[i].dim(spec.inputs[i].axis);
-    KILN_ENSURE(length < 0 || n == length, "--stream: streaming inputs of {} and {} frames", length,
-                n);
-    length = n;
-  }
+  StreamSession stream(passes::plan(s.model.graph), spec, {side.threads});
+  const int64_t length = stream.whole_length(inputs);
   const SymbolValues symbols{{spec.symbol, length}};
 
   // The values to gather: computed nodes' first outputs whose stream position is defined (a
@@ -76,19 +65,9 @@ CapturedRun run_stream_side(const SideSpec& side, const std::string& pulse,
     gathered.push_back(std::move(v));
   }
 
-  StreamSession stream(passes::plan(s.model.graph), spec, {side.threads});
   stream.set_stream_length(length);
   stream.reset();
-  std::vector<Tensor> pulse_in(inputs.size()), outs;
-  for (size_t i = 0; i < inputs.size(); i++) {
-    if (!spec.inputs[i].streaming) {
-      pulse_in[i] = inputs[i];
-      continue;
-    }
-    Shape shape = inputs[i].shape();
-    shape[spec.inputs[i].axis] = spec.pulse;
-    pulse_in[i] = Tensor(inputs[i].dtype(), shape);
-  }
+  std::vector<Tensor> pulse_in = stream.pulse_buffers(inputs), outs;
   int64_t k = 0;
   NodeTimer timer = [&](int id, std::chrono::nanoseconds) {
     const std::vector<Tensor>& values = stream.session().state().node_values(id);
@@ -113,11 +92,7 @@ CapturedRun run_stream_side(const SideSpec& side, const std::string& pulse,
     copy_frames(part, skip, v.whole, first + skip, v.fact.pulse - skip, v.fact.axis);
   };
   for (k = 0; k < pulses; k++) {
-    for (size_t i = 0; i < inputs.size(); i++) {
-      if (!spec.inputs[i].streaming) continue;
-      std::memset(pulse_in[i].raw_data(), 0, pulse_in[i].nbytes());
-      copy_frames(inputs[i], k * spec.pulse, pulse_in[i], 0, spec.pulse, spec.inputs[i].axis);
-    }
+    stream.cut_pulse(inputs, k, pulse_in);
     stream.push_timed(pulse_in, outs, timer);
   }
 

@@ -109,7 +109,7 @@ void StreamSession::run_pulse(const std::vector<Tensor>& inputs, std::vector<Ten
   pulses_++;
 }
 
-std::vector<Tensor> StreamSession::run_whole(const std::vector<Tensor>& inputs) {
+int64_t StreamSession::whole_length(const std::vector<Tensor>& inputs) const {
   KILN_ENSURE(inputs.size() == spec_.inputs.size(), "stream: model expects {} inputs, got {}",
               spec_.inputs.size(), inputs.size());
   int64_t length = -1;
@@ -124,6 +124,34 @@ std::vector<Tensor> StreamSession::run_whole(const std::vector<Tensor>& inputs) 
     length = n;
   }
   KILN_ENSURE(length >= 0, "stream: the model has no streaming input");
+  return length;
+}
+
+std::vector<Tensor> StreamSession::pulse_buffers(const std::vector<Tensor>& inputs) const {
+  std::vector<Tensor> pulse_in(inputs.size());
+  for (size_t i = 0; i < inputs.size(); i++) {
+    if (!spec_.inputs[i].streaming) {
+      pulse_in[i] = inputs[i];
+      continue;
+    }
+    Shape s = inputs[i].shape();
+    s[spec_.inputs[i].axis] = spec_.pulse;
+    pulse_in[i] = Tensor(inputs[i].dtype(), s);
+  }
+  return pulse_in;
+}
+
+void StreamSession::cut_pulse(const std::vector<Tensor>& inputs, int64_t k,
+                              std::vector<Tensor>& buffers) const {
+  for (size_t i = 0; i < inputs.size(); i++) {
+    if (!spec_.inputs[i].streaming) continue;
+    std::memset(buffers[i].raw_data(), 0, buffers[i].nbytes());
+    copy_frames(inputs[i], k * spec_.pulse, buffers[i], 0, spec_.pulse, spec_.inputs[i].axis);
+  }
+}
+
+std::vector<Tensor> StreamSession::run_whole(const std::vector<Tensor>& inputs) {
+  const int64_t length = whole_length(inputs);
   SymbolValues syms{{spec_.symbol, length}};
   set_stream_length(length);
   reset();
@@ -139,23 +167,10 @@ std::vector<Tensor> StreamSession::run_whole(const std::vector<Tensor>& inputs) 
                 o, port.full.to_string(), out_len[o]);
     pulses = std::max(pulses, (out_len[o] + port.delay + port.pulse - 1) / port.pulse);
   }
-  std::vector<Tensor> pulse_in(inputs.size());
-  for (size_t i = 0; i < inputs.size(); i++) {
-    if (!spec_.inputs[i].streaming) {
-      pulse_in[i] = inputs[i];
-      continue;
-    }
-    Shape s = inputs[i].shape();
-    s[spec_.inputs[i].axis] = spec_.pulse;
-    pulse_in[i] = Tensor(inputs[i].dtype(), s);
-  }
+  std::vector<Tensor> pulse_in = pulse_buffers(inputs);
   std::vector<Tensor> whole(spec_.outputs.size()), outs;
   for (int64_t k = 0; k < pulses; k++) {
-    for (size_t i = 0; i < inputs.size(); i++) {
-      if (!spec_.inputs[i].streaming) continue;
-      std::memset(pulse_in[i].raw_data(), 0, pulse_in[i].nbytes());
-      copy_frames(inputs[i], k * spec_.pulse, pulse_in[i], 0, spec_.pulse, spec_.inputs[i].axis);
-    }
+    cut_pulse(inputs, k, pulse_in);
     push(pulse_in, outs);
     for (size_t o = 0; o < outs.size(); o++) {
       const StreamPort& port = spec_.outputs[o];

@@ -64,6 +64,13 @@ class StreamSession {
   Session& session() { return *session_; }
   int64_t pulses() const { return pulses_; }
 
+  // Frames of the whole inputs' streaming axis (equal for every streaming input, else throws).
+  int64_t whole_length(const std::vector<Tensor>& inputs) const;
+  // Pulse-sized buffers for whole inputs (the inputs that do not stream as they are), and pulse k
+  // of the whole inputs cut into them (zeros past the inputs' end).
+  std::vector<Tensor> pulse_buffers(const std::vector<Tensor>& inputs) const;
+  void cut_pulse(const std::vector<Tensor>& inputs, int64_t k, std::vector<Tensor>& buffers) const;
+
   // The whole stream at once: cuts the whole inputs into pulses (zero-padding the last), pushes
   // them all (and as many more as the delay needs), concatenates each output along its axis,
   // drops the first delay(i) frames and trims to the whole-input length. Equals the whole-input
