@@ -113,14 +113,19 @@ std::shared_ptr<QConvPacked> QConvPacked::with_clamp(float lo, float hi) const {
   return std::make_shared<QConvPacked>(std::move(p));
 }
 
+void append_output_attributes(Attributes& a, kernels::OutputType output, int32_t y_zp, float min,
+                              float max) {
+  a.emplace_back("output", name_of(datum_of(output)));
+  if (output == kernels::OutputType::U8 || output == kernels::OutputType::I8)
+    a.emplace_back("y_zero_point", std::to_string(y_zp));
+  if (std::isfinite(min) || std::isfinite(max))
+    a.emplace_back("clamp", fmt::format("{},{}", min, max));
+}
+
 Attributes QConvPacked::attributes() const {
   Attributes a = p_.geometry.attributes();
   a.emplace_back("kernel", kernel_->name);
-  a.emplace_back("output", name_of(datum_of(p_.output)));
-  if (p_.output == OutputType::U8 || p_.output == OutputType::I8)
-    a.emplace_back("y_zero_point", std::to_string(p_.y_zp));
-  if (std::isfinite(p_.min) || std::isfinite(p_.max))
-    a.emplace_back("clamp", fmt::format("{},{}", p_.min, p_.max));
+  append_output_attributes(a, p_.output, p_.y_zp, p_.min, p_.max);
   return a;
 }
 

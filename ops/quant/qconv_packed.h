@@ -38,6 +38,10 @@ struct QConvParams {
 };
 
 DatumType datum_of(kernels::OutputType t);
+// The attributes of a fused int8 output (QConvPacked, QMatMulPacked): its type, the zero point of
+// an 8-bit output and the clamp when there is one.
+void append_output_attributes(Attributes& a, kernels::OutputType output, int32_t y_zp, float min,
+                              float max);
 
 class QConvPacked : public Op {
  public:

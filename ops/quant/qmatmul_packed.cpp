@@ -48,11 +48,7 @@ Attributes QMatMulPacked::attributes() const {
   a.emplace_back("k", std::to_string(p_.k));
   a.emplace_back("n", std::to_string(p_.n));
   a.emplace_back("kernel", kernel_->name);
-  a.emplace_back("output", name_of(datum_of(p_.output)));
-  if (p_.output == OutputType::U8 || p_.output == OutputType::I8)
-    a.emplace_back("y_zero_point", std::to_string(p_.y_zp));
-  if (std::isfinite(p_.min) || std::isfinite(p_.max))
-    a.emplace_back("clamp", fmt::format("{},{}", p_.min, p_.max));
+  append_output_attributes(a, p_.output, p_.y_zp, p_.min, p_.max);
   return a;
 }
 
