@@ -59,7 +59,15 @@ if [ -z "$models_dir" ]; then
   done
 fi
 [ -n "$models_dir" ] && [ -d "$models_dir" ] || { echo "no models folder (set KILN_MODELS)" >&2; exit 1; }
-bench_dir="$(cd "$models_dir/../bench" && pwd)"
+# ONNX Runtime's timing scripts: ../shared/bench (next to the models, or next to the checkout when
+# KILN_MODELS points at another corpus, e.g. benchmarks/corpus/gen_corpus.py's output).
+bench_dir="${KILN_ORT_BENCH:-}"
+if [ -z "$bench_dir" ]; then
+  for d in "$models_dir/../bench" "$root/../shared/bench" "$root/../../shared/bench"; do
+    if [ -f "$d/ort_bench.js" ]; then bench_dir="$(cd "$d" && pwd)"; break; fi
+  done
+fi
+[ -n "$bench_dir" ] || { echo "no ONNX Runtime bench scripts (set KILN_ORT_BENCH to ../shared/bench)" >&2; exit 1; }
 kiln="$root/build/kiln"
 [ -x "$kiln" ] || { echo "build/kiln not found: cmake --build build --target kiln" >&2; exit 1; }
 

@@ -10,6 +10,11 @@ class Gru : public RecurrentOp {
   Gru(RecurrentConfig config, bool linear_before_reset)
       : RecurrentOp(std::move(config)), linear_before_reset_(linear_before_reset) {}
   std::string name() const override { return "GRU"; }
+  // f32, constant weights, default activations, no clip / sequence_lens: a GruPacked
+  // (ops/recurrent/gru_packed.h).
+  OpPtr codegen(const FactRefs& inputs) const override;
+  bool is_reference_impl() const override { return true; }
+  bool linear_before_reset() const { return linear_before_reset_; }
 
  protected:
   size_t gates() const override { return 3; }

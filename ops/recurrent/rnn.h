@@ -9,6 +9,7 @@ class Rnn : public RecurrentOp {
  public:
   explicit Rnn(RecurrentConfig config) : RecurrentOp(std::move(config)) {}
   std::string name() const override { return "RNN"; }
+  bool is_reference_impl() const override { return true; }
 
  protected:
   size_t gates() const override { return 1; }
