@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <limits>
 
 #include "ops/elementwise/util.h"
 #include "ops/elementwise/vectorized.h"
@@ -110,7 +111,9 @@ C apply_float(UnaryKind kind, const UnaryParams& p, C x) {
     case UnaryKind::Tanh:
       return std::tanh(x);
     case UnaryKind::Relu:
-      return x > C(0) ? x : C(0);
+      // max(0, x) as ONNX's reference (np.maximum / clip) and the fused clamp compute it: NaN
+      // stays NaN, -0 stays -0.
+      return x < C(0) ? C(0) : x;
     case UnaryKind::Elu:
       return x >= C(0) ? x : alpha * std::expm1(x);
     case UnaryKind::Selu:
@@ -429,6 +432,8 @@ std::optional<UnaryKernel> unary_kernel(UnaryKind kind, const UnaryParams& param
       return UnaryKernel{F::GeluTanh};
     case UnaryKind::LeakyRelu:
       return UnaryKernel{F::LeakyRelu, params.alpha};
+    case UnaryKind::Relu:
+      return UnaryKernel{F::Clamp, 0.0f, std::numeric_limits<float>::infinity()};
     case UnaryKind::HardSigmoid:
       return UnaryKernel{F::HardSigmoid, params.alpha, params.beta};
     case UnaryKind::HardSwish:

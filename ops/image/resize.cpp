@@ -1,5 +1,7 @@
 #include "ops/image/resize.h"
 
+#include "ops/image/resize_f32.h"
+
 #include <fmt/format.h>
 #include <algorithm>
 #include <cmath>
@@ -22,9 +24,6 @@ E parse_enum(const std::string& s, const char* const (&names)[N], const char* wh
     if (s == names[i]) return static_cast<E>(i);
   fail("Resize: unknown {} '{}'", what, s);
 }
-
-// One output position along one axis: weighted input indices, or none to extrapolate.
-using Taps = std::vector<std::pair<int64_t, double>>;
 
 double cubic_kernel(double t, double a) {
   t = std::abs(t);
@@ -192,6 +191,96 @@ std::vector<Fact> Resize::output_facts(const FactRefs& inputs) const {
   return {Fact(x.dt, out)};
 }
 
+std::vector<Resize::Taps> Resize::axis_taps(size_t ax, const Shape& in, const AxisPlan& p,
+                                            double roi_start, double roi_end) const {
+  const int64_t len_in = in[ax], len_out = p.out[ax];
+  const double s = p.scales[ax];
+  const double resized = s * static_cast<double>(len_in);
+  const double length_resized = o_.integer_resized_length ? static_cast<double>(len_out) : resized;
+  std::vector<Taps> taps(static_cast<size_t>(len_out));
+  for (int64_t o = 0; o < len_out; o++) {
+    const double od = static_cast<double>(o);
+    double xo = 0;
+    switch (o_.coord) {
+      case Coord::HalfPixel:
+        xo = (od + 0.5) / s - 0.5;
+        break;
+      case Coord::HalfPixelSymmetric: {
+        double adjustment = static_cast<double>(len_out) / resized;
+        double center = static_cast<double>(len_in) / 2;
+        xo = center * (1 - adjustment) + (od + 0.5) / s - 0.5;
+        break;
+      }
+      case Coord::PytorchHalfPixel:
+        xo = len_out > 1 ? (od + 0.5) / s - 0.5 : 0;
+        break;
+      case Coord::AlignCorners:
+        xo = length_resized == 1 ? 0 : od * static_cast<double>(len_in - 1) / (length_resized - 1);
+        break;
+      case Coord::Asymmetric:
+        xo = od / s;
+        break;
+      case Coord::TfHalfPixelForNn:
+        xo = (od + 0.5) / s;
+        break;
+      case Coord::TfCropAndResize: {
+        double span = (roi_end - roi_start) * static_cast<double>(len_in - 1);
+        xo = length_resized == 1 ? span / 2 : od * span / (length_resized - 1);
+        xo += roi_start * static_cast<double>(len_in - 1);
+        break;
+      }
+    }
+    Taps& t = taps[static_cast<size_t>(o)];
+    if (o_.coord == Coord::TfCropAndResize && (xo < 0 || xo > static_cast<double>(len_in - 1)))
+      continue;  // extrapolated
+    const double fl = std::floor(xo);
+    if (o_.mode == Mode::Nearest) {
+      double r = xo - fl;
+      double pick = fl;
+      if (r > 0) {
+        switch (o_.nearest) {
+          case Nearest::RoundPreferFloor:
+            pick = r <= 0.5 ? fl : fl + 1;
+            break;
+          case Nearest::RoundPreferCeil:
+            pick = r < 0.5 ? fl : fl + 1;
+            break;
+          case Nearest::Floor:
+            pick = fl;
+            break;
+          case Nearest::Ceil:
+            pick = fl + 1;
+            break;
+          case Nearest::Simple:
+            pick = s < 1 ? fl + 1 : fl;
+            break;
+        }
+      }
+      int64_t idx = std::clamp<int64_t>(static_cast<int64_t>(pick), 0, len_in - 1);
+      t.push_back({idx, 1.0});
+      continue;
+    }
+    const double support = o_.mode == Mode::Linear ? 1.0 : 2.0;
+    const double s_eff = o_.antialias ? std::min(s, 1.0) : 1.0;
+    const int64_t half = static_cast<int64_t>(std::ceil(support / s_eff));
+    const int64_t base = static_cast<int64_t>(fl);
+    double sum = 0;
+    for (int64_t idx = base - half + 1; idx <= base + half; idx++) {
+      double arg = (static_cast<double>(idx) - xo) * s_eff;
+      double w = o_.mode == Mode::Linear ? std::max(0.0, 1 - std::abs(arg))
+                                         : cubic_kernel(arg, o_.cubic_coeff_a);
+      if (o_.exclude_outside && (idx < 0 || idx >= len_in)) w = 0;
+      sum += w;
+      t.push_back({std::clamp<int64_t>(idx, 0, len_in - 1), w});
+    }
+    if (o_.antialias || o_.exclude_outside) {
+      if (sum != 0)
+        for (auto& [i, w] : t) w /= sum;
+    }
+  }
+  return taps;
+}
+
 void Resize::eval(EvalContext& ctx, const TensorRefs& inputs) const {
   const Tensor& x = required(inputs, 0, name_);
   const Tensor* roi = inputs.size() > 1 ? inputs[1] : nullptr;
@@ -221,98 +310,6 @@ void Resize::eval(EvalContext& ctx, const TensorRefs& inputs) const {
     }
   }
 
-  // Taps of every output position of one axis.
-  auto axis_taps = [&](size_t ax) {
-    const int64_t len_in = in[ax], len_out = p.out[ax];
-    const double s = p.scales[ax];
-    const double resized = s * static_cast<double>(len_in);
-    const double length_resized =
-        o_.integer_resized_length ? static_cast<double>(len_out) : resized;
-    std::vector<Taps> taps(static_cast<size_t>(len_out));
-    for (int64_t o = 0; o < len_out; o++) {
-      const double od = static_cast<double>(o);
-      double xo = 0;
-      switch (o_.coord) {
-        case Coord::HalfPixel:
-          xo = (od + 0.5) / s - 0.5;
-          break;
-        case Coord::HalfPixelSymmetric: {
-          double adjustment = static_cast<double>(len_out) / resized;
-          double center = static_cast<double>(len_in) / 2;
-          xo = center * (1 - adjustment) + (od + 0.5) / s - 0.5;
-          break;
-        }
-        case Coord::PytorchHalfPixel:
-          xo = len_out > 1 ? (od + 0.5) / s - 0.5 : 0;
-          break;
-        case Coord::AlignCorners:
-          xo =
-              length_resized == 1 ? 0 : od * static_cast<double>(len_in - 1) / (length_resized - 1);
-          break;
-        case Coord::Asymmetric:
-          xo = od / s;
-          break;
-        case Coord::TfHalfPixelForNn:
-          xo = (od + 0.5) / s;
-          break;
-        case Coord::TfCropAndResize: {
-          double span = (roi_end[ax] - roi_start[ax]) * static_cast<double>(len_in - 1);
-          xo = length_resized == 1 ? span / 2 : od * span / (length_resized - 1);
-          xo += roi_start[ax] * static_cast<double>(len_in - 1);
-          break;
-        }
-      }
-      Taps& t = taps[static_cast<size_t>(o)];
-      if (o_.coord == Coord::TfCropAndResize && (xo < 0 || xo > static_cast<double>(len_in - 1)))
-        continue;  // extrapolated
-      const double fl = std::floor(xo);
-      if (o_.mode == Mode::Nearest) {
-        double r = xo - fl;
-        double pick = fl;
-        if (r > 0) {
-          switch (o_.nearest) {
-            case Nearest::RoundPreferFloor:
-              pick = r <= 0.5 ? fl : fl + 1;
-              break;
-            case Nearest::RoundPreferCeil:
-              pick = r < 0.5 ? fl : fl + 1;
-              break;
-            case Nearest::Floor:
-              pick = fl;
-              break;
-            case Nearest::Ceil:
-              pick = fl + 1;
-              break;
-            case Nearest::Simple:
-              pick = s < 1 ? fl + 1 : fl;
-              break;
-          }
-        }
-        int64_t idx = std::clamp<int64_t>(static_cast<int64_t>(pick), 0, len_in - 1);
-        t.push_back({idx, 1.0});
-        continue;
-      }
-      const double support = o_.mode == Mode::Linear ? 1.0 : 2.0;
-      const double s_eff = o_.antialias ? std::min(s, 1.0) : 1.0;
-      const int64_t half = static_cast<int64_t>(std::ceil(support / s_eff));
-      const int64_t base = static_cast<int64_t>(fl);
-      double sum = 0;
-      for (int64_t idx = base - half + 1; idx <= base + half; idx++) {
-        double arg = (static_cast<double>(idx) - xo) * s_eff;
-        double w = o_.mode == Mode::Linear ? std::max(0.0, 1 - std::abs(arg))
-                                           : cubic_kernel(arg, o_.cubic_coeff_a);
-        if (o_.exclude_outside && (idx < 0 || idx >= len_in)) w = 0;
-        sum += w;
-        t.push_back({std::clamp<int64_t>(idx, 0, len_in - 1), w});
-      }
-      if (o_.antialias || o_.exclude_outside) {
-        if (sum != 0)
-          for (auto& [i, w] : t) w /= sum;
-      }
-    }
-    return taps;
-  };
-
   // Interpolate axis by axis in double: n-linear and n-cubic filters are separable.
   std::vector<double> cur(static_cast<size_t>(x.numel()));
   for (int64_t i = 0; i < x.numel(); i++) cur[static_cast<size_t>(i)] = x.value_as_double(i);
@@ -321,7 +318,7 @@ void Resize::eval(EvalContext& ctx, const TensorRefs& inputs) const {
     bool identity = p.out[ax] == in[ax] && p.scales[ax] == 1.0 &&
                     o_.coord != Coord::TfCropAndResize && o_.coord != Coord::TfHalfPixelForNn;
     if (identity) continue;
-    std::vector<Taps> taps = axis_taps(ax);
+    std::vector<Taps> taps = axis_taps(ax, in, p, roi_start[ax], roi_end[ax]);
     int64_t outer = 1, inner = 1;
     for (size_t d = 0; d < ax; d++) outer *= shape[d];
     for (size_t d = ax + 1; d < rank; d++) inner *= shape[d];
@@ -362,6 +359,38 @@ void Resize::eval(EvalContext& ctx, const TensorRefs& inputs) const {
       }
     }
   });
+}
+
+OpPtr Resize::codegen(const FactRefs& inputs) const {
+  const Fact* x = inputs.empty() ? nullptr : inputs[0];
+  if (!x || x->dt != DatumType::F32 || x->rank() < 2) return nullptr;
+  if (o_.mode == Mode::Cubic || o_.antialias || o_.coord == Coord::TfCropAndResize) return nullptr;
+  // Only the last two axes may be resized: the kernel works on planes.
+  std::vector<size_t> axes = resolved_axes(x->rank());
+  const Fact* scales = inputs.size() > 2 ? inputs[2] : nullptr;
+  const Fact* sizes = inputs.size() > 3 ? inputs[3] : nullptr;
+  auto given = [](const Fact* f) { return f && !(f->value && f->value->numel() == 0); };
+  std::vector<double> sv;
+  std::vector<int64_t> zv;
+  if (given(scales)) {
+    if (!scales->value || static_cast<size_t>(scales->value->numel()) != axes.size())
+      return nullptr;
+    for (int64_t i = 0; i < scales->value->numel(); i++) {
+      sv.push_back(scales->value->value_as_double(i));
+      if (axes[static_cast<size_t>(i)] + 2 < x->rank() && sv.back() != 1.0) return nullptr;
+    }
+  } else if (given(sizes)) {
+    if (!sizes->value || static_cast<size_t>(sizes->value->numel()) != axes.size()) return nullptr;
+    zv = sizes->value->to_i64_vector();
+    for (size_t i = 0; i < zv.size() && i < axes.size(); i++) {
+      if (axes[i] + 2 >= x->rank()) continue;
+      const Dim& d = x->shape[axes[i]];
+      if (!d.is_int() || d.to_int() != zv[i]) return nullptr;
+    }
+  } else {
+    return nullptr;
+  }
+  return std::make_shared<ResizeF32>(std::make_shared<Resize>(*this), std::move(sv), std::move(zv));
 }
 
 Cost Resize::cost(const FactRefs& inputs) const {

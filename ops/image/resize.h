@@ -63,6 +63,17 @@ class Resize : public Op {
   };
   AxisPlan plan(const Shape& in, const std::vector<double>* scales,
                 const std::vector<int64_t>* sizes) const;
+  // One output position along one axis: weighted input indices, or none to extrapolate.
+  using Taps = std::vector<std::pair<int64_t, double>>;
+  // The taps of every output position of axis `ax` of input shape `in` (roi: that axis' start
+  // and end, used by tf_crop_and_resize only).
+  std::vector<Taps> axis_taps(size_t ax, const Shape& in, const AxisPlan& p, double roi_start,
+                              double roi_end) const;
+  // f32, nearest or linear (no antialias), not tf_crop_and_resize, constant scales or sizes,
+  // resizing only the last two axes: a ResizeF32 (ops/image/resize_f32.h).
+  OpPtr codegen(const FactRefs& inputs) const override;
+  bool is_reference_impl() const override { return true; }
+  const Options& options() const { return o_; }
 
  private:
   std::vector<size_t> resolved_axes(size_t rank) const;

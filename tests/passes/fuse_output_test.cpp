@@ -144,7 +144,7 @@ TEST(FuseOutput, ClipAndReluJoinThePackedOps) {
   g.analyse();
   Graph before = g;
   EXPECT_GT(passes::Codegen().run(g), 0u);
-  EXPECT_EQ(compute_ops(g), "ConvPacked Clip MatMulPacked Relu");
+  EXPECT_EQ(compute_ops(g), "ConvPacked Clip MatMulPacked ReluF32");
   EXPECT_GT(passes::FuseOutput().run(g), 0u);
   EXPECT_EQ(compute_ops(g), "ConvPacked MatMulPacked");
   EXPECT_EQ(epilogues(g), "Clip(0,0.5);Relu");
@@ -168,7 +168,7 @@ TEST(FuseOutput, SharedOutputOrDynamicBoundsStay) {
   g.analyse();
   passes::Codegen().run(g);
   EXPECT_EQ(passes::FuseOutput().run(g), 0u);
-  EXPECT_EQ(compute_ops(g), "ConvPacked Relu ConvPacked Clip");
+  EXPECT_EQ(compute_ops(g), "ConvPacked ReluF32 ConvPacked Clip");
 }
 
 TEST(FuseOutput, ActivationChainsAndOperandOrder) {

@@ -3,6 +3,9 @@
 // (exp 4e-7 relative, sigmoid 2e-7, tanh 6e-7, erf 5e-7 absolute) with margin: 1e-6 abs + 1e-6 rel.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstring>
+#include <limits>
 #include <random>
 
 #include "ops/elementwise/binary.h"
@@ -87,6 +90,35 @@ TEST(OpsVectorized, UnaryWithinStatedError) {
   }
   std::vector<Fact> f64 = {Fact(DatumType::F64, Shape{3})};
   EXPECT_EQ(ops::Unary(UnaryKind::Exp).codegen(fact_refs(f64)), nullptr);
+}
+
+// Relu runs as the vectorized clamp [0, inf): bit for bit the reference, NaN and -0 included
+// (max(0, x) as ONNX's reference computes it; the fused clamp epilogue keeps them the same way).
+TEST(OpsVectorized, ReluIsTheReferenceBitForBit) {
+  std::mt19937 rng(4);
+  Tensor x = random_tensor(rng, {3, 37}, -3, 3);
+  float* v = x.data<float>();
+  v[0] = std::numeric_limits<float>::quiet_NaN();
+  v[1] = -0.0f;
+  v[2] = -std::numeric_limits<float>::infinity();
+  v[3] = std::numeric_limits<float>::infinity();
+  ops::Unary ref(UnaryKind::Relu);
+  std::vector<Fact> facts = {Fact(DatumType::F32, x.shape())};
+  OpPtr fast = ref.codegen(fact_refs(facts));
+  ASSERT_NE(fast, nullptr);
+  EXPECT_FALSE(fast->is_reference_impl());
+  auto want = run_op(ref, {x});
+  auto got = run_op(*fast, {x});
+  EXPECT_TRUE(std::isnan(want[0].data<float>()[0]));
+  EXPECT_TRUE(std::signbit(want[0].data<float>()[1]));
+  EXPECT_EQ(want[0].data<float>()[2], 0.0f);
+  for (int64_t i = 0; i < x.numel(); i++) {
+    const float w = want[0].data<float>()[i], g = got[0].data<float>()[i];
+    EXPECT_EQ(std::memcmp(&w, &g, sizeof(float)), 0) << i << ": " << w << " vs " << g;
+    if (i > 3) {
+      EXPECT_EQ(w, v[i] > 0 ? v[i] : 0.0f) << i;
+    }
+  }
 }
 
 }  // namespace
