@@ -114,6 +114,10 @@ bool write_dequantize_as_graph_quant(Ctx& c, const Node& n) {
     auto p = per_tensor_params(c, n, xf.dt);
     if (!p) return false;
     const std::string id = c.variable(*xf.value, c.planned_name(Outlet{n.id, 0}));
+    // Declared scalar, as tract and the NNEF spec have it: its values are the dequantized reals.
+    std::string& line = c.lines().back();
+    if (auto at = line.find("variable<integer>"); at != std::string::npos)
+      line.replace(at, 17, "variable<scalar>");
     std::string& dat = c.shared().files.at(id + ".dat");
     dat[48] = static_cast<char>(is_signed_int(xf.dt) ? 3 : 2);  // NNEF's quantized item types
     add_quant_entry(c, id, *p, xf.dt);

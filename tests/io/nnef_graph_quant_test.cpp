@@ -40,7 +40,7 @@ graph network( x ) -> ( y )
 {
     x = external<scalar>(shape = [1, 2]);
     xq = copy(x);
-    w = variable<integer>(label = 'w', shape = [2, 2]);
+    w = variable<scalar>(label = 'w', shape = [2, 2]);
     b = variable<integer>(label = 'b', shape = [1, 2]);
     m = matmul(xq, w);
     s = add(m, b);
@@ -115,6 +115,7 @@ TEST(NnefGraphQuant, WriterPutsPerTensorParametersInGraphQuant) {
   const std::string& text = written.files.at("graph.nnef");
   EXPECT_EQ(text.find("kiln_core"), std::string::npos) << text;
   EXPECT_NE(text.find("copy("), std::string::npos) << text;
+  EXPECT_EQ(text.find("variable<integer>"), std::string::npos) << text;  // scalar, as tract
   // Integer variables use the quantized item types.
   int quantized_dats = 0;
   for (const auto& [name, bytes] : written.files)
