@@ -3,7 +3,8 @@
 // as an int8 packed op; its output on test_data_set_0 is >= 30 dB SNR against the float model's
 // output; ONNX Runtime (when node + onnxruntime-node are installed, else skipped) agrees with
 // kiln within 2 output quantization steps (docs/quantization.md's rule). The input file is never
-// modified; bad options are clear errors (exit 1).
+// modified; bad options are clear errors (exit 1). A per-tensor quantized model goes to strict
+// NNEF (graph.quant) and back bit-identically; a damaged graph.quant is an error (exit 1).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -15,6 +16,8 @@
 
 #include "core/session.h"
 #include "io/model_loader.h"
+#include "io/nnef/nnef_loader.h"
+#include "io/nnef/nnef_writer.h"
 #include "io/onnx/tensor_proto.h"
 #include "io/tensor/tensor_files.h"
 #include "passes/pipeline.h"
@@ -165,6 +168,61 @@ TEST_F(QuantizeCli, PerTensorAndExcludeKeepTheModelValid) {
   auto graph = kiln::io::load_model(quantized_.string());
   kiln::passes::run_to_stage(*graph, kiln::passes::Stage::Optimize);
   EXPECT_EQ(count_ops(*graph, {"QConvPacked", "QMatMulPacked"}), weight_ops - 1);
+}
+
+TEST_F(QuantizeCli, PerTensorModelGoesToStrictNnefWithGraphQuant) {
+  // Per-tensor weights and activations have one scale each: the whole int8 model is standard
+  // NNEF (copy + graph.quant, quantized variables) once the Gemm is left float
+  // (kiln_core_gemm), and reads back to the same int8 ops and bit-identical outputs.
+  onnx::ModelProto float_proto;
+  ASSERT_TRUE(float_proto.ParseFromString(read_file(float_model_)));
+  std::string gemms;
+  for (const auto& n : float_proto.graph().node())
+    if (n.op_type() == "Gemm") gemms += (gemms.empty() ? "" : ",") + n.name();
+  quantize("--per-tensor" + (gemms.empty() ? std::string() : " --exclude " + gemms));
+  auto inputs_b = kiln::io::read_bundle(data_.string(), "input");
+  std::vector<kiln::Tensor> inputs;
+  for (auto& t : inputs_b) inputs.push_back(t.tensor);
+  auto onnx = kiln::io::load_model(quantized_.string());
+  kiln::bind_input_shapes(*onnx, inputs);
+  kiln::passes::run_to_stage(*onnx, kiln::passes::Stage::Declutter);
+  kiln::nnef::WriteOptions strict;
+  strict.strict = true;
+  auto written = kiln::nnef::write_nnef(*onnx, strict);
+  EXPECT_TRUE(written.extension_ops.empty());
+  ASSERT_TRUE(written.files.count("graph.quant"));
+  EXPECT_NE(written.files.at("graph.quant").find("bits = 32, signed = true"), std::string::npos);
+  auto loaded = kiln::nnef::load_nnef_files(written.files, "kws_tdnn per-tensor");
+  kiln::bind_input_shapes(*loaded, inputs);
+  kiln::passes::run_to_stage(*loaded, kiln::passes::Stage::Optimize);
+  kiln::passes::optimize(*onnx);
+  const int packed = count_ops(*onnx, {"QConvPacked", "QMatMulPacked"});
+  EXPECT_GT(packed, 0);
+  EXPECT_EQ(count_ops(*loaded, {"QConvPacked", "QMatMulPacked"}), packed);
+  kiln::Session a(kiln::passes::plan(onnx), kiln::SessionOptions{1});
+  kiln::Session b(kiln::passes::plan(loaded), kiln::SessionOptions{1});
+  auto want = a.run(inputs), got = b.run(inputs);
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t o = 0; o < got.size(); o++) EXPECT_EQ(floats(got[o]), floats(want[o]));
+}
+
+TEST_F(QuantizeCli, HostileGraphQuantExitsOne) {
+  // kiln convert of the per-tensor model, then a damaged graph.quant: a clear error, exit 1.
+  quantize("--per-tensor");
+  const fs::path nnef_dir = dir_ / "nnef";
+  auto c = run_kiln("convert " + quantized_.string() + " " + nnef_dir.string());
+  ASSERT_EQ(c.exit_code, 0) << c.output;
+  ASSERT_TRUE(fs::exists(nnef_dir / "graph.quant"));
+  auto r = run_kiln("run " + nnef_dir.string() + " --input-bundle " + data_.string());
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  {
+    std::ofstream f(nnef_dir / "graph.quant", std::ios::app);
+    f << "\"ghost\": zero_point_linear_quantize(zero_point = 0, scale = 1.0, bits = 99, signed = "
+         "true);\n";
+  }
+  r = run_kiln("run " + nnef_dir.string() + " --input-bundle " + data_.string());
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("bits = 99"), std::string::npos) << r.output;
 }
 
 TEST_F(QuantizeCli, ClearErrors) {
