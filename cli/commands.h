@@ -16,5 +16,6 @@ Command add_profile_command(CLI::App& app);
 Command add_ops_command(CLI::App& app);
 Command add_convert_command(CLI::App& app);
 Command add_compare_command(CLI::App& app);
+Command add_quantize_command(CLI::App& app);
 
 }  // namespace kiln::cli

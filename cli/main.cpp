@@ -29,6 +29,7 @@ int main(int argc, char** argv) {
   add(kiln::cli::add_ops_command(app));
   add(kiln::cli::add_convert_command(app));
   add(kiln::cli::add_compare_command(app));
+  add(kiln::cli::add_quantize_command(app));
   app.footer(
       "Examples:\n"
       "  kiln dump model.onnx                      print the graph with shapes\n"
@@ -39,6 +40,7 @@ int main(int argc, char** argv) {
       "  kiln bench model.onnx --json              median/min/p90/p99 ms on random inputs\n"
       "  kiln profile model.onnx                   per-node time, cost and memory\n"
       "  kiln compare model.onnx model.nnef.tgz    where do two runs start to differ?\n"
+      "  kiln quantize model.onnx q.onnx --random 16   int8 QDQ model (calibrated)\n"
       "Run 'kiln SUBCOMMAND --help' for the options of each.");
 
   try {

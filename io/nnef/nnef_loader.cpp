@@ -1,4 +1,5 @@
 #include "io/nnef/nnef_loader.h"
+#include "io/nnef/graph_quant.h"
 
 #include <spdlog/spdlog.h>
 
@@ -43,6 +44,7 @@ class Interpreter {
         Value v = eval(*a.rhs, env, 0);
         assign(*a.lhs, v, env);
         name_result(*a.lhs, v, before);
+        quantize_result(*a.lhs, *a.rhs, env);
       } catch (Error& e) {
         e.with_context(fmt::format("graph.nnef:{}: '{}'", a.line, hint));
         throw;
@@ -71,6 +73,9 @@ class Interpreter {
       outputs.push_back(it->second.outlet);
     }
     b_.graph().set_outputs(outputs, g.outputs);
+    for (const auto& [name, q] : b_.quantization)
+      KILN_ENSURE(env.count(name), "graph.quant names tensor '{}', which graph.nnef never defines",
+                  name);
   }
 
  private:
@@ -79,6 +84,19 @@ class Interpreter {
     for (const auto& item : e.items)
       if (item) return first_identifier(*item);
     return "node";
+  }
+
+  // A tensor with a graph.quant entry (other than a variable, whose primitive reads it) lies on
+  // that grid: quantized and dequantized right where it is computed.
+  void quantize_result(const Expr& lhs, const Expr& rhs, Env& env) {
+    if (lhs.kind != Expr::Kind::Identifier) return;
+    auto q = b_.quantization.find(lhs.text);
+    if (q == b_.quantization.end()) return;
+    if (rhs.kind == Expr::Kind::Invocation && rhs.text == "variable") return;
+    Value& v = env[lhs.text];
+    if (v.kind != Value::Kind::Tensor) return;
+    b_.set_name_hint(lhs.text + "_quantized");
+    v.outlet = fake_quantize(b_, v.outlet, q->second, lhs.text);
   }
 
   // Gives the node computing a tensor assigned to `x` the name `x`.
@@ -411,15 +429,35 @@ std::shared_ptr<Graph> load_nnef_files(const FileMap& files, const std::string& 
   check_extensions(doc, b);
   auto quant = files.find("graph.quant");
   if (quant != files.end()) {
-    for (const auto& q : parse_quantization(quant->second)) {
-      Quantization entry;
-      entry.op = q.invocation->text;
-      for (const auto& [k, v] : q.invocation->named) {
-        if (v->kind == Expr::Kind::Integer) entry.args[k] = Value::of_int(v->integer);
-        if (v->kind == Expr::Kind::Real) entry.args[k] = Value::of_real(v->real);
-        if (v->kind == Expr::Kind::Bool) entry.args[k] = Value::of_bool(v->boolean);
+    try {
+      for (const auto& q : parse_quantization(quant->second)) {
+        Quantization entry;
+        entry.op = q.invocation->text;
+        KILN_ENSURE(q.invocation->items.empty(),
+                    "graph.quant entry '{}': arguments must be named (zero_point = 0, ...)",
+                    q.tensor);
+        for (const auto& [k, v] : q.invocation->named) {
+          // Numbers may carry a sign (zero_point = -3).
+          const bool negative = v->kind == Expr::Kind::Unary && v->text == "-" && !v->items.empty();
+          const Expr& e = negative ? *v->items[0] : *v;
+          if (e.kind == Expr::Kind::Integer)
+            entry.args[k] = Value::of_int(negative ? -e.integer : e.integer);
+          else if (e.kind == Expr::Kind::Real)
+            entry.args[k] = Value::of_real(negative ? -e.real : e.real);
+          else if (e.kind == Expr::Kind::Bool && !negative)
+            entry.args[k] = Value::of_bool(e.boolean);
+          else
+            fail("graph.quant entry '{}': argument '{}' must be a number or true / false", q.tensor,
+                 k);
+        }
+        validate_quantization(q.tensor, entry);
+        KILN_ENSURE(!b.quantization.count(q.tensor), "graph.quant: tensor '{}' has two entries",
+                    q.tensor);
+        b.quantization[q.tensor] = entry;
       }
-      b.quantization[q.tensor] = entry;
+    } catch (Error& e) {
+      e.with_context("reading graph.quant");
+      throw;
     }
   }
   Interpreter(doc, b).run_graph(*doc.graph);

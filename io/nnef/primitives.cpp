@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "io/nnef/dat_file.h"
+#include "io/nnef/graph_quant.h"
 #include "io/nnef/primitive_util.h"
 #include "ops/core/identity.h"
 #include "ops/elementwise/binary.h"
@@ -84,16 +85,20 @@ V variable(Builder& b, const Args& a) {
   DatTensor dat = read_dat(it->second, file);
   Tensor t = dat.tensor;
   auto q = b.quantization.find(b.name_hint());
-  if (q != b.quantization.end() && is_integer(t.dtype())) {
-    t = dequantize(t, q->second, label);
-  } else {
-    KILN_ENSURE(!dat.quantized, "variable '{}': quantized tensor without a graph.quant entry",
-                label);
-  }
   std::vector<Dim> declared = a.dims("shape");
   std::vector<Dim> actual(t.shape().begin(), t.shape().end());
   KILN_ENSURE(declared == actual, "variable '{}': declared shape [{}] but '{}' holds [{}]", label,
               dims_to_string(declared), file, dims_to_string(actual));
+  if (q != b.quantization.end() && is_integer(t.dtype())) {
+    // The integers stay integers behind a DequantizeLinear (graph_quant.h).
+    if (auto dq = dequantized_variable(b, t, q->second, label)) return one(*dq);
+    t = dequantize(t, q->second, label);
+  } else {
+    // tract stores every integer tensor with the quantized item types: without an entry they
+    // are plain integers, unless the graph declares the variable a scalar.
+    KILN_ENSURE(!dat.quantized || a.type_arg() != "scalar",
+                "variable '{}': quantized tensor without a graph.quant entry", label);
+  }
   return one(b.constant(t));
 }
 

@@ -140,7 +140,7 @@ TEST(NnefLoader, QuantizedVariablesAreDequantized) {
 graph g( x ) -> ( y )
 {
     x = external(shape = [3]);
-    w = variable(label = 'w', shape = [3]);
+    w = variable<scalar>(label = 'w', shape = [3]);
     y = x + w;
 }
 )"},

@@ -9,9 +9,10 @@
 // reference ops when KILN_ISA=generic as with every ISA. Every quantized Conv / MatMul / Gemm
 // with constant weights (SOURCE.txt's `quantized nodes:` line) must run as an int8 packed op.
 //
-// NNEF: each model decluttered (as `kiln convert` writes it: standard ops plus the kiln_core
-// quantization fragments, no int8 kernel op) goes to NNEF, loads back, and its optimized form
-// has the same int8 packed ops and gives bit-identical outputs to the ONNX model's.
+// NNEF: each model decluttered (as `kiln convert` writes it: standard ops, graph.quant for
+// per-tensor quantization, the kiln_core quantization fragments for the rest, no int8 kernel op)
+// goes to NNEF, loads back, and its optimized form has the same int8 packed ops and gives
+// bit-identical outputs to the ONNX model's.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -144,6 +145,15 @@ TEST_P(Int8Nnef, RoundTripGivesIdenticalOutputs) {
   EXPECT_TRUE(text.find("kiln_core_dequantize_linear(") != std::string::npos ||
               text.find("kiln_core_qlinear_") != std::string::npos);
 
+  // QDQ models: every activation's QuantizeLinear -> DequantizeLinear pair (one scale and zero
+  // point) is `copy` with a graph.quant entry, as tract writes quantized tensors; per-channel
+  // weights and biases stay kiln_core_dequantize_linear.
+  if (GetParam().find("_qdq") != std::string::npos) {
+    ASSERT_TRUE(written.files.count("graph.quant"));
+    EXPECT_NE(written.files.at("graph.quant").find("zero_point_linear_quantize("),
+              std::string::npos);
+    EXPECT_EQ(text.find("kiln_core_quantize_linear("), std::string::npos);
+  }
   auto loaded = kiln::nnef::load_nnef_files(written.files, GetParam());
   kiln::bind_input_shapes(*loaded, inputs);
   kiln::passes::run_to_stage(*loaded, kiln::passes::Stage::Optimize);
