@@ -2,6 +2,7 @@
 
 #include "base/error.h"
 #include "ops/nn/conv.h"
+#include "ops/nn/conv_transpose_packed.h"
 #include "ops/nn/nn_common.h"
 
 namespace kiln::ops {
@@ -169,45 +170,61 @@ void conv_transpose_kernel(const Tensor& x, const Tensor& wt, const Tensor* bias
 
 }  // namespace
 
+Window3 ConvTranspose::window(const Shape& x, const Shape& wt, Shape& out_shape) const {
+  KILN_ENSURE(x.size() >= 3 && wt.size() == x.size(), "ConvTranspose: bad input ranks {} and {}",
+              x.size(), wt.size());
+  KILN_ENSURE(x[1] == wt[0] && x[1] % group_ == 0,
+              "ConvTranspose: input channels {} / weights [{}] / group {} mismatch", x[1],
+              shape_to_string(wt), group_);
+  size_t rank = x.size() - 2;
+  KILN_ENSURE(rank <= 3, "ConvTranspose: {} spatial dims unsupported (1 to 3)", rank);
+  Shape kdims(wt.begin() + 2, wt.end());
+  WindowGeometry g = geo_.complete(rank, name(), kdims);
+  Shape in_spatial(x.begin() + 2, x.end());
+  std::vector<Axis> ax = axes(g, std::vector<Dim>(in_spatial.begin(), in_spatial.end()));
+  // In the transposed view the roles swap: `in` is the small side, `out` the large one.
+  Window3 w;
+  size_t off = 3 - rank;
+  out_shape = {x[0], wt[1] * group_};
+  for (size_t i = 0; i < rank; i++) {
+    w.in[off + i] = in_spatial[i];
+    w.out[off + i] = ax[i].out.to_int();
+    w.kernel[off + i] = g.kernel[i];
+    w.stride[off + i] = g.strides[i];
+    w.dilation[off + i] = g.dilations[i];
+    w.pad[off + i] = ax[i].pad_begin;
+    out_shape.push_back(w.out[off + i]);
+  }
+  return w;
+}
+
+OpPtr ConvTranspose::codegen(const FactRefs& inputs) const {
+  const Fact* x = inputs.size() > 0 ? inputs[0] : nullptr;
+  const Fact* w = inputs.size() > 1 ? inputs[1] : nullptr;
+  const Fact* b = inputs.size() > 2 ? inputs[2] : nullptr;
+  if (!x || !w || x->dt != DatumType::F32 || !w->value || w->value->dtype() != DatumType::F32)
+    return nullptr;
+  if ((b && (!b->value || b->value->dtype() != DatumType::F32)) || x->rank() < 3 || x->rank() > 5 ||
+      w->value->rank() != x->rank()) {
+    return nullptr;
+  }
+  if (w->value->dim(0) % group_ != 0) return nullptr;
+  return std::make_shared<ConvTransposePacked>(std::make_shared<ConvTranspose>(*this), *w->value,
+                                               b ? b->value.get() : nullptr);
+}
+
 void ConvTranspose::eval(EvalContext& ctx, const TensorRefs& inputs) const {
   const Tensor& x = required(inputs, 0, name());
   const Tensor& wt = required(inputs, 1, name());
   const Tensor* bias = inputs.size() > 2 ? inputs[2] : nullptr;
-  KILN_ENSURE(x.rank() >= 3 && wt.rank() == x.rank(), "ConvTranspose: bad input ranks {} and {}",
-              x.rank(), wt.rank());
   KILN_ENSURE(x.dtype() == wt.dtype(), "ConvTranspose: weight and input types differ");
-  KILN_ENSURE(x.dim(1) == wt.dim(0) && x.dim(1) % group_ == 0,
-              "ConvTranspose: input channels {} / weights [{}] / group {} mismatch", x.dim(1),
-              shape_to_string(wt.shape()), group_);
-  int64_t m_out = wt.dim(1) * group_;
+  Shape out_shape;
+  const Window3 w = window(x.shape(), wt.shape(), out_shape);
+  const int64_t m_out = out_shape[1];
   if (bias) {
     KILN_ENSURE(bias->numel() == m_out && bias->dtype() == x.dtype(),
                 "ConvTranspose: bias must hold {} values of the input type", m_out);
   }
-  size_t rank = x.rank() - 2;
-  Shape kdims(wt.shape().begin() + 2, wt.shape().end());
-  WindowGeometry g = geo_.complete(rank, name(), kdims);
-  Shape in_spatial(x.shape().begin() + 2, x.shape().end());
-  std::vector<Axis> ax = axes(g, std::vector<Dim>(in_spatial.begin(), in_spatial.end()));
-  Shape out_spatial, pad_begin;
-  for (const Axis& a : ax) {
-    out_spatial.push_back(a.out.to_int());
-    pad_begin.push_back(a.pad_begin);
-  }
-  // In the transposed view the roles swap: `in` is the small side, `out` the large one.
-  Window3 w;
-  size_t off = 3 - rank;
-  KILN_ENSURE(rank <= 3, "ConvTranspose: {} spatial dims unsupported (1 to 3)", rank);
-  for (size_t i = 0; i < rank; i++) {
-    w.in[off + i] = in_spatial[i];
-    w.out[off + i] = out_spatial[i];
-    w.kernel[off + i] = g.kernel[i];
-    w.stride[off + i] = g.strides[i];
-    w.dilation[off + i] = g.dilations[i];
-    w.pad[off + i] = pad_begin[i];
-  }
-  Shape out_shape = {x.dim(0), m_out};
-  out_shape.insert(out_shape.end(), out_spatial.begin(), out_spatial.end());
   Tensor& y = ctx.output(0, x.dtype(), out_shape);
   if (y.numel() == 0) return;
   switch (x.dtype()) {

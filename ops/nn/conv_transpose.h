@@ -20,6 +20,14 @@ class ConvTranspose : public Op {
   std::vector<Fact> output_facts(const FactRefs& inputs) const override;
   void eval(EvalContext& ctx, const TensorRefs& inputs) const override;
   Cost cost(const FactRefs& inputs) const override;
+  // f32 with constant f32 weights (and bias): a ConvTransposePacked
+  // (ops/nn/conv_transpose_packed.h).
+  OpPtr codegen(const FactRefs& inputs) const override;
+  bool is_reference_impl() const override { return true; }
+  int64_t group() const { return group_; }
+  // The window of concrete input and weight shapes (the transposed view: `in` the input's
+  // spatial dims, `out` the output's) and the output shape.
+  Window3 window(const Shape& x, const Shape& wt, Shape& out_shape) const;
 
  private:
   struct Axis {
