@@ -3,15 +3,29 @@
 #include <algorithm>
 #include <cstring>
 
+#include "base/error.h"
+
 namespace kiln::kernels {
 
 namespace {
 
+// Axis lists live in fixed arrays: a copy allocates nothing (Transpose and Slice run it in the
+// steady state of a session).
+struct Axes {
+  int64_t v[kMaxCopyRank];
+  size_t n = 0;
+  void push_back(int64_t x) { v[n++] = x; }
+  int64_t& back() { return v[n - 1]; }
+  int64_t operator[](size_t i) const { return v[i]; }
+  int64_t& operator[](size_t i) { return v[i]; }
+  size_t size() const { return n; }
+  bool empty() const { return n == 0; }
+};
+
 // Dims and source strides after dropping extent-1 axes and merging axes contiguous in the source
 // (stride[i] == stride[i + 1] * dim[i + 1]): the same copy with the fewest axes.
-void simplify(const std::vector<int64_t>& shape, const std::vector<int64_t>& strides,
-              std::vector<int64_t>& dims, std::vector<int64_t>& st) {
-  for (size_t i = 0; i < shape.size(); i++) {
+void simplify(const int64_t* shape, const int64_t* strides, size_t rank, Axes& dims, Axes& st) {
+  for (size_t i = 0; i < rank; i++) {
     if (shape[i] == 1) continue;
     if (!dims.empty() && st.back() == strides[i] * shape[i]) {
       dims.back() *= shape[i];
@@ -26,9 +40,9 @@ void simplify(const std::vector<int64_t>& shape, const std::vector<int64_t>& str
 // Calls fn(src_offset, dst_offset) for every index of dims[0 .. outer_rank) in row-major
 // order; `dst_strides` are the contiguous destination strides.
 template <typename F>
-void for_each_outer(const std::vector<int64_t>& dims, const std::vector<int64_t>& st,
-                    const std::vector<int64_t>& dst_strides, size_t outer_rank, F&& fn) {
-  std::vector<int64_t> idx(outer_rank, 0);
+void for_each_outer(const Axes& dims, const Axes& st, const Axes& dst_strides, size_t outer_rank,
+                    F&& fn) {
+  int64_t idx[kMaxCopyRank] = {};
   int64_t src = 0, dst = 0;
   for (;;) {
     fn(src, dst);
@@ -49,10 +63,11 @@ void for_each_outer(const std::vector<int64_t>& dims, const std::vector<int64_t>
 }
 
 template <typename T>
-void copy_typed(const T* src, T* dst, const std::vector<int64_t>& dims,
-                const std::vector<int64_t>& st) {
+void copy_typed(const T* src, T* dst, const Axes& dims, const Axes& st) {
   const size_t rank = dims.size();
-  std::vector<int64_t> dst_strides(rank, 1);
+  Axes dst_strides;
+  dst_strides.n = rank;
+  dst_strides[rank - 1] = 1;
   for (size_t i = rank - 1; i-- > 0;) dst_strides[i] = dst_strides[i + 1] * dims[i + 1];
   const int64_t inner = dims[rank - 1], inner_stride = st[rank - 1];
   if (inner_stride == 1) {
@@ -68,7 +83,7 @@ void copy_typed(const T* src, T* dst, const std::vector<int64_t>& dims,
     if (st[i] == 1) p = i;
   if (p < rank) {
     // Move p to the end of the outer axes' list so the odometer skips it.
-    std::vector<int64_t> odims, ost, odst;
+    Axes odims, ost, odst;
     for (size_t i = 0; i + 1 < rank; i++) {
       if (i == p) continue;
       odims.push_back(dims[i]);
@@ -106,12 +121,13 @@ void copy_typed(const T* src, T* dst, const std::vector<int64_t>& dims,
 
 }  // namespace
 
-void strided_copy(const void* src, void* dst, size_t elem_size, const std::vector<int64_t>& shape,
-                  const std::vector<int64_t>& src_strides) {
-  for (int64_t d : shape)
-    if (d == 0) return;
-  std::vector<int64_t> dims, st;
-  simplify(shape, src_strides, dims, st);
+void strided_copy(const void* src, void* dst, size_t elem_size, const int64_t* shape,
+                  const int64_t* src_strides, size_t rank) {
+  KILN_ENSURE(rank < kMaxCopyRank, "strided copy of rank {} (at most {})", rank, kMaxCopyRank - 1);
+  for (size_t i = 0; i < rank; i++)
+    if (shape[i] == 0) return;
+  Axes dims, st;
+  simplify(shape, src_strides, rank, dims, st);
   if (dims.empty()) {  // one element
     std::memcpy(dst, src, elem_size);
     return;
@@ -130,9 +146,16 @@ void strided_copy(const void* src, void* dst, size_t elem_size, const std::vecto
   }
   // Other sizes: one byte axis more, contiguous in both.
   dims.push_back(static_cast<int64_t>(elem_size));
-  for (auto& s : st) s *= static_cast<int64_t>(elem_size);
+  for (size_t i = 0; i + 1 < dims.size(); i++) st[i] *= static_cast<int64_t>(elem_size);
   st.push_back(1);
   copy_typed(static_cast<const uint8_t*>(src), static_cast<uint8_t*>(dst), dims, st);
+}
+
+void strided_copy(const void* src, void* dst, size_t elem_size, const std::vector<int64_t>& shape,
+                  const std::vector<int64_t>& src_strides) {
+  KILN_ENSURE(shape.size() == src_strides.size(), "strided copy: {} dims, {} strides", shape.size(),
+              src_strides.size());
+  strided_copy(src, dst, elem_size, shape.data(), src_strides.data(), shape.size());
 }
 
 }  // namespace kiln::kernels

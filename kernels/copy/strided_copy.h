@@ -11,8 +11,14 @@
 
 namespace kiln::kernels {
 
+// Ranks a copy takes (the axis lists live in fixed arrays: a copy never allocates).
+constexpr size_t kMaxCopyRank = 32;
+
 // dst[i] = src[sum_k idx_k(i) * src_strides[k]] for every index i of `shape` (row-major), with
 // elements of `elem_size` bytes and strides counted in elements (they may be negative or 0).
+// Ranks up to kMaxCopyRank - 1 (an error beyond).
+void strided_copy(const void* src, void* dst, size_t elem_size, const int64_t* shape,
+                  const int64_t* src_strides, size_t rank);
 void strided_copy(const void* src, void* dst, size_t elem_size, const std::vector<int64_t>& shape,
                   const std::vector<int64_t>& src_strides);
 

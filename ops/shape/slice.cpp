@@ -175,6 +175,12 @@ bool eval_small(EvalContext& ctx, const Tensor& data, const TensorRefs& inputs) 
   }
   Tensor& out = ctx.output(0, data.dtype(), out_shape);
   if (out.numel() == 0) return true;
+  if (!is_object(data.dtype())) {
+    const size_t elem = size_of(data.dtype());
+    kernels::strided_copy(static_cast<const char*>(data.raw_data()) + base * elem, out.raw_data(),
+                          elem, out_shape.data(), step_strides[0].data(), rank);
+    return true;
+  }
   dispatch_any(data.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     const T* src = data.data<T>() + base;
