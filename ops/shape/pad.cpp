@@ -3,6 +3,8 @@
 #include <array>
 
 #include "core/broadcast.h"
+#include "kernels/copy/pad.h"
+#include "kernels/copy/strided_copy.h"
 #include "ops/shape/common.h"
 
 namespace kiln::ops {
@@ -150,6 +152,8 @@ void Pad::eval(EvalContext& ctx, const TensorRefs& inputs) const {
   const Tensor* value_input = inputs.size() > 2 ? inputs[2] : nullptr;
   if (value_input && value_input->numel() == 0) value_input = nullptr;
   Tensor& out = ctx.output(0, data.dtype(), out_shape);
+  const bool fast =
+      mode_ == PadMode::Constant && !is_object(data.dtype()) && rank < kernels::kMaxCopyRank;
   dispatch_any(data.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     T fill{};
@@ -164,6 +168,16 @@ void Pad::eval(EvalContext& ctx, const TensorRefs& inputs) const {
     }
     const T* src = data.data<T>();
     T* dst = out.data<T>();
+    if constexpr (std::is_trivially_copyable_v<T>) {
+      if (fast) {
+        // Rows of fill around a memcpy of each input row (kernels/copy/pad.h).
+        int64_t begin[kernels::kMaxCopyRank];
+        for (size_t d = 0; d < rank; d++) begin[d] = full[d].first;
+        kernels::pad_constant(src, dst, sizeof(T), rank, data.shape().data(), out_shape.data(),
+                              begin, &fill);
+        return;
+      }
+    }
     for (int64_t i = 0; i < out.numel(); i++) {
       int64_t off = 0;
       bool inside = true;
