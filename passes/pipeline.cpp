@@ -20,6 +20,7 @@
 #include "passes/gemm_to_matmul.h"
 #include "passes/if_branches.h"
 #include "passes/inline_if.h"
+#include "passes/loop_bodies.h"
 #include "passes/max_pool_values.h"
 #include "passes/merge_parallel_matmuls.h"
 #include "passes/quant_ops.h"
@@ -89,6 +90,8 @@ PassManager optimize_passes(bool codegen) {
     // this stage too (Silero's sample-rate If when `sr` is not given). Declutter leaves them
     // as loaded, so NNEF archives (written at declutter) keep the branches they came with.
     m.add_final(std::make_unique<IfBranches>(Stage::Optimize));
+    // Loop and Scan bodies: optimized per run-time input facts by the sessions (loop_bodies.h).
+    m.add_final(std::make_unique<LoopBodies>());
     m.add_final(std::make_unique<Codegen>());
     m.add_final(std::make_unique<FuseOutput>());
     m.add_final(std::make_unique<MaxPoolValuesPass>());

@@ -26,6 +26,11 @@ class Loop : public Op {
   std::vector<std::shared_ptr<const Graph>> subgraphs() const override { return {body_}; }
   const GraphPtr& body() const { return body_; }
   size_t num_carried() const { return num_carried_; }
+  // Sessions run the body optimized by `optimizer` (see SubgraphRunner::set_optimizer).
+  void set_body_optimizer(SubgraphRunner::Optimizer optimizer) {
+    runner_.set_optimizer(std::move(optimizer));
+  }
+  bool optimizes_body() const { return runner_.optimizes(); }
 
  private:
   // Facts of the body inputs for the first iteration.

@@ -32,6 +32,13 @@ class Scan : public Op {
   // The body's cost times the sequence length (times the batch for opset 8).
   Cost cost(const FactRefs& inputs) const override;
   std::vector<std::shared_ptr<const Graph>> subgraphs() const override { return {body_}; }
+  const GraphPtr& body() const { return body_; }
+  const ScanConfig& config() const { return config_; }
+  // Sessions run the body optimized by `optimizer` (see SubgraphRunner::set_optimizer).
+  void set_body_optimizer(SubgraphRunner::Optimizer optimizer) {
+    runner_.set_optimizer(std::move(optimizer));
+  }
+  bool optimizes_body() const { return runner_.optimizes(); }
 
  private:
   // Facts of the body inputs for the first iteration; sets the sequence length and (opset 8)

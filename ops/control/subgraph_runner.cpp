@@ -94,6 +94,7 @@ std::vector<Tensor> SubgraphRunner::run(Runs& runs, const std::vector<Tensor>& i
   for (auto it = runs.entries_.begin(); it != runs.entries_.end(); ++it) {
     if (!accepts(it->facts, inputs)) continue;
     if (it != runs.entries_.begin()) std::iter_swap(it, runs.entries_.begin());
+    maybe_optimize(runs.entries_.front());
     return runs.entries_.front().state->run(inputs);
   }
   std::vector<Fact> facts;
@@ -124,9 +125,22 @@ std::vector<Tensor> SubgraphRunner::run(Runs& runs, const std::vector<Tensor>& i
     }
   }
   if (!graph) graph = analysed(facts);
-  runs.entries_.push_front({facts, std::make_unique<State>(std::make_shared<Plan>(graph))});
+  runs.entries_.push_front(
+      {facts, graph, std::make_unique<State>(std::make_shared<Plan>(graph)), 0, false});
   if (runs.entries_.size() > kMaxCachedGraphs) runs.entries_.pop_back();
   return runs.entries_.front().state->run(inputs);
+}
+
+void SubgraphRunner::maybe_optimize(Runs::Entry& entry) const {
+  if (!optimizer_ || entry.optimized || ++entry.hits < 1) return;
+  entry.optimized = true;
+  auto copy = std::make_shared<Graph>(*entry.graph);
+  try {
+    optimizer_(*copy);
+  } catch (const Error&) {
+    return;  // a body the passes cannot take keeps running as analysed
+  }
+  entry.state = std::make_unique<State>(std::make_shared<Plan>(copy));
 }
 
 Fact without_value(Fact fact) {

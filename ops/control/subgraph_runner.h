@@ -5,6 +5,7 @@
 #pragma once
 
 #include <deque>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -20,6 +21,14 @@ class SubgraphRunner {
   const GraphPtr& body() const { return body_; }
   size_t num_inputs() const { return body_->inputs().size(); }
   size_t num_outputs() const { return body_->outputs().size(); }
+
+  // Optimizes a copy of an analysed body (the optimize stage's passes, supplied by
+  // passes/loop_bodies; ops cannot call the pipeline). With one set, a session runs the
+  // optimized body for input facts it has met twice: a body whose facts change every iteration
+  // (a growing carried value) is not optimized for each of them.
+  using Optimizer = std::function<void(Graph&)>;
+  void set_optimizer(Optimizer optimizer) { optimizer_ = std::move(optimizer); }
+  bool optimizes() const { return static_cast<bool>(optimizer_); }
 
   // Output facts of the body when its inputs have these facts (analyses a copy).
   std::vector<Fact> analyse(const std::vector<Fact>& input_facts) const;
@@ -37,7 +46,10 @@ class SubgraphRunner {
     friend class SubgraphRunner;
     struct Entry {
       std::vector<Fact> facts;
+      GraphPtr graph;
       std::unique_ptr<State> state;
+      uint32_t hits = 0;
+      bool optimized = false;
     };
     std::deque<Entry> entries_;
   };
@@ -46,8 +58,11 @@ class SubgraphRunner {
 
  private:
   GraphPtr analysed(const std::vector<Fact>& facts) const;
+  // Swaps the entry's State for one of the optimized body, once (on its second use).
+  void maybe_optimize(Runs::Entry& entry) const;
 
   GraphPtr body_;
+  Optimizer optimizer_;
   // Analyses so far (facts -> analysed body) and which body inputs the last one had constant:
   // a run treats those inputs as constants, so the body folds what they feed.
   struct Analysis {
