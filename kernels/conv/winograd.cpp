@@ -161,7 +161,16 @@ bool winograd_pays(const MicroKernel& kernel, int64_t m, int64_t c, const ConvGe
   if (!winograd_supported(geo)) return false;
   // Below these the GEMM's k (= c) is too short for the micro-kernel and the transforms dominate;
   // tiny planes waste the partial tiles.
-  return c >= 8 && m >= 16 && geo.out[1] * geo.out[2] >= 36;
+  if (c < 8 || m < 16 || geo.out[1] * geo.out[2] < 36) return false;
+  // Each transformed weight (36 per 3x3 filter, 4x the direct conv's bytes) is used once per
+  // 4x4 output tile. On small planes with many channels the transformed weights no longer fit
+  // in cache and are streamed from memory at ~1 multiply-add per byte: a 7x7 plane of 512 x 512
+  // channels (ResNet's last stage: 37.7 MB of transformed weights for 4 tiles) ran at 58 GF/s
+  // where the direct product, 12 uses per weight byte, is compute-bound. Winograd then needs at
+  // least 16 tiles (a 13x13 plane and up).
+  const int64_t tiles = ceil_div(geo.out[1], 4) * ceil_div(geo.out[2], 4);
+  const int64_t transformed_bytes = 36 * m * c * 4;
+  return transformed_bytes <= (int64_t{1} << 20) || tiles >= 16;
 }
 
 int64_t winograd_padded_floats(int64_t c, const ConvGeometry& geo, int tile) {

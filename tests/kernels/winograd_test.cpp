@@ -307,6 +307,15 @@ TEST(KernelsWinograd, RoutesOnlyWhatItComputes) {
   EXPECT_TRUE(kernels::winograd_supported(g));
   const kernels::MicroKernel& mk = kernels::default_micro_kernel();
   EXPECT_TRUE(kernels::winograd_pays(mk, 64, 16, g));
+  // Small planes with many channels: the transformed weights (36 per filter) would stream from
+  // memory for a few tiles each (ResNet's 7x7 x 512 stage); with few channels they stay cached.
+  ConvGeometry p7 = g;
+  p7.in[1] = p7.in[2] = p7.out[1] = p7.out[2] = 7;
+  EXPECT_FALSE(kernels::winograd_pays(mk, 512, 512, p7));
+  EXPECT_TRUE(kernels::winograd_pays(mk, 64, 64, p7));
+  ConvGeometry p14 = g;
+  p14.in[1] = p14.in[2] = p14.out[1] = p14.out[2] = 14;
+  EXPECT_TRUE(kernels::winograd_pays(mk, 256, 256, p14));
   ConvGeometry s2 = g;
   s2.stride[2] = 2;
   EXPECT_FALSE(kernels::winograd_supported(s2));
