@@ -8,6 +8,7 @@
 #include "base/error.h"
 #include "base/threading.h"
 #include "kernels/mmm/tile_args.h"
+#include "kernels/quant/qdepthwise_impl.h"
 #include "kernels/quant/qtile_impl.h"
 #include "kernels/quant/qtiles.h"
 
@@ -252,6 +253,11 @@ void qpack_rest(const QMicroKernel& kernel, bool a_side, const QOperand& src, in
   }
 }
 }  // namespace
+
+size_t qdepthwise_scratch_bytes(const QDepthwisePlane& g) {
+  // The widest vectors of any kernel (AVX-512: 16 lanes) need the longest phase rows.
+  return q_dw_scratch_bytes<16>(g);
+}
 
 QTileArgs qtile_args(const Epilogue& ep, void* c, int64_t ldc, int64_t i0, int64_t j0) {
   QTileArgs t{};

@@ -172,19 +172,22 @@ void QConvPacked::eval(EvalContext& ctx, const TensorRefs& inputs) const {
 
   if (depthwise_) {
     const int threads = effective_threads(0);
-    int32_t* acc_all = ctx.scratch<int32_t>(static_cast<size_t>(threads * plane));
+    // Per thread slot: the plane's sums, then the kernel's padded copy (8-byte aligned).
+    const int64_t slot = (plane + 1) / 2 * 2 +
+                         static_cast<int64_t>((kernels::qdepthwise_scratch_bytes(pg) + 7) / 8 * 2);
+    int32_t* acc_all = ctx.scratch<int32_t>(static_cast<size_t>(threads * slot));
     parallel_for(
         n * m_,
         [&](int64_t b0, int64_t b1) {
-          int32_t* acc = acc_all + current_thread_slot() * plane;
+          int32_t* acc = acc_all + current_thread_slot() * slot;
+          void* pad = acc + (plane + 1) / 2 * 2;
           for (int64_t b = b0; b < b1; b++) {
             const int64_t ch = b % m_;
-            kernel_->depthwise(pg, xb + b * in_plane, p_.x_signed, p_.x_zp,
-                               dw_weights_.data() + ch * k_, acc);
             // Channel ch's parameters, output plane b.
             kernels::QTileArgs t = kernels::qtile_args(ep, yb, plane, ch, 0);
             t.c = yb + b * plane * esize;
-            kernel_->row(acc, plane, t);
+            kernel_->depthwise(pg, xb + b * in_plane, p_.x_signed, p_.x_zp,
+                               dw_weights_.data() + ch * k_, t, acc, pad);
           }
         },
         0, std::max<int64_t>(1, 16384 / std::max<int64_t>(plane * k_, 1)));
