@@ -5,10 +5,12 @@
 #include <optional>
 
 #include "core/patch.h"
+#include "ops/elementwise/binary.h"
 #include "ops/nn/conv.h"
 #include "ops/nn/gemm.h"
 #include "ops/nn/matmul.h"
 #include "ops/quant/dequantize_linear.h"
+#include "ops/quant/qadd.h"
 #include "ops/quant/qconv_packed.h"
 #include "ops/quant/qlinear_conv.h"
 #include "ops/quant/qlinear_matmul.h"
@@ -288,6 +290,32 @@ size_t QuantOps::run(Graph& graph) {
     if (pid != n.id) continue;
     const Node& p = graph.node(n.inputs[0].node);
     if (p.outputs.size() != 1 || p.inputs.size() < 2) continue;
+    if (const auto* add = op_as<ops::Binary>(p); add && add->kind() == ops::BinaryKind::Add) {
+      // Q(DQ(a) + DQ(b)), both per tensor, one shape: QAdd on the 8-bit tensors.
+      auto da = dequant_of(graph, p.inputs[0]);
+      auto db = dequant_of(graph, p.inputs[1]);
+      if (!da || !db || da->q.scale.size() != 1 || da->q.zp.size() != 1 ||
+          db->q.scale.size() != 1 || db->q.zp.size() != 1)
+        continue;
+      const Fact& fa = graph.fact(da->x);
+      const Fact& fb = graph.fact(db->x);
+      if (!is_q8(fa.dt) || !is_q8(fb.dt) || fa.value || fb.value || fa.shape != fb.shape ||
+          graph.fact({p.id, 0}).dt != DatumType::F32)
+        continue;
+      ops::QAddParams qp;
+      qp.a_scale = da->q.scale[0];
+      qp.b_scale = db->q.scale[0];
+      qp.y_scale = yq->scale[0];
+      qp.a_zp = da->q.zp[0];
+      qp.b_zp = db->q.zp[0];
+      qp.y_zp = yq->zp[0];
+      qp.a_signed = fa.dt == DatumType::I8;
+      qp.b_signed = fb.dt == DatumType::I8;
+      qp.y_signed = yq->is_signed;
+      int f = patch.add_node(p.name, std::make_shared<ops::QAdd>(qp), {da->x, db->x});
+      patch.shunt({n.id, 0}, {f, 0});
+      continue;
+    }
     auto dx = dequant_of(graph, p.inputs[0]);
     auto dw = dequant_of(graph, p.inputs[1]);
     if (!dx || !dw || cval(graph, dx->x) || !is_q8(graph.fact(dx->x).dt)) continue;

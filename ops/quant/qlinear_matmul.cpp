@@ -1,5 +1,9 @@
 #include "ops/quant/qlinear_matmul.h"
 
+#include <array>
+#include <cmath>
+#include <limits>
+
 #include "core/broadcast.h"
 #include "ops/quant/quant_util.h"
 
@@ -88,6 +92,56 @@ void float8_qlinear_matmul(EvalContext& ctx, const TensorRefs& in) {
   }
 }
 
+bool is_q8(DatumType dt) {
+  return dt == DatumType::U8 || dt == DatumType::I8;
+}
+
+int32_t zero_point(const Tensor& z) {
+  return z.dtype() == DatumType::U8 ? int32_t{z.data<uint8_t>()[0]} : int32_t{z.data<int8_t>()[0]};
+}
+
+// The common case (attention: two u8 / i8 activations, per-tensor parameters, ranks >= 2): the
+// same integer sums and double requantization as the general path below, with no temporaries
+// but one row of i32 sums from the session's scratch (a steady-state run allocates nothing).
+// Row i of the product is sum_k (a[i, k] - za) * (b[k, :] - zb), B read row by row (the
+// compiler vectorizes the widening multiply-add along n).
+template <class A, class B, class Y>
+void qlinear_matmul_q8(EvalContext& ctx, const TensorRefs& in, const Shape& out_shape,
+                       const Shape& batch, int64_t m, int64_t k, int64_t n) {
+  const Tensor &a = *in[0], &b = *in[3];
+  const int32_t za = zero_point(*in[2]), zb = zero_point(*in[5]), zy = zero_point(*in[7]);
+  const double mult = static_cast<double>(in[1]->data<float>()[0]) * in[4]->data<float>()[0] /
+                      in[6]->data<float>()[0];
+  Tensor& y = ctx.output(0, in[7]->dtype(), out_shape);
+  int32_t* acc = ctx.scratch<int32_t>(static_cast<size_t>(n));
+  const Shape a_batch(a.shape().begin(), a.shape().end() - 2),
+      b_batch(b.shape().begin(), b.shape().end() - 2);
+  std::array<std::vector<int64_t>, 2> strides = {broadcast_strides(a_batch, batch),
+                                                 broadcast_strides(b_batch, batch)};
+  const A* pa0 = a.data<A>();
+  const B* pb0 = b.data<B>();
+  Y* py0 = y.data<Y>();
+  constexpr double lo = std::numeric_limits<Y>::lowest(), hi = std::numeric_limits<Y>::max();
+  for_each_broadcast<2>(batch, strides, [&](int64_t bi, const std::array<int64_t, 2>& off) {
+    const A* pa = pa0 + off[0] * m * k;
+    const B* pb = pb0 + off[1] * k * n;
+    Y* py = py0 + bi * m * n;
+    for (int64_t i = 0; i < m; i++) {
+      for (int64_t j = 0; j < n; j++) acc[j] = 0;
+      for (int64_t kk = 0; kk < k; kk++) {
+        const int32_t av = static_cast<int32_t>(pa[i * k + kk]) - za;
+        if (av == 0) continue;
+        const B* br = pb + kk * n;
+        for (int64_t j = 0; j < n; j++) acc[j] += av * (static_cast<int32_t>(br[j]) - zb);
+      }
+      for (int64_t j = 0; j < n; j++) {
+        const double q = std::nearbyint(acc[j] * mult) + zy;
+        py[i * n + j] = static_cast<Y>(q < lo ? lo : (q > hi ? hi : q));
+      }
+    }
+  });
+}
+
 }  // namespace
 
 void QLinearMatMul::eval(EvalContext& ctx, const TensorRefs& inputs) const {
@@ -95,6 +149,42 @@ void QLinearMatMul::eval(EvalContext& ctx, const TensorRefs& inputs) const {
   if (is_float8(inputs[0]->dtype()) || is_float8(inputs[3]->dtype()) ||
       is_float8(inputs[7]->dtype()))
     return float8_qlinear_matmul(ctx, inputs);
+  {
+    const Tensor &a = *inputs[0], &b = *inputs[3];
+    bool fast = is_q8(a.dtype()) && is_q8(b.dtype()) && is_q8(inputs[7]->dtype()) &&
+                a.rank() >= 2 && b.rank() >= 2 && a.dim(a.rank() - 1) == b.dim(b.rank() - 2);
+    for (size_t i : {1, 4, 6})
+      fast = fast && inputs[i]->dtype() == DatumType::F32 && inputs[i]->numel() == 1;
+    for (size_t i : {2, 5, 7}) fast = fast && inputs[i]->numel() == 1;
+    if (fast) {
+      const int64_t m = a.dim(a.rank() - 2), k = a.dim(a.rank() - 1), n = b.dim(b.rank() - 1);
+      const Shape a_batch(a.shape().begin(), a.shape().end() - 2),
+          b_batch(b.shape().begin(), b.shape().end() - 2);
+      const Shape batch = broadcast_shapes({a_batch, b_batch});
+      Shape out = batch;
+      out.push_back(m);
+      out.push_back(n);
+      auto run_y = [&](auto a_tag, auto b_tag) {
+        using A = decltype(a_tag);
+        using B = decltype(b_tag);
+        if (inputs[7]->dtype() == DatumType::U8)
+          qlinear_matmul_q8<A, B, uint8_t>(ctx, inputs, out, batch, m, k, n);
+        else
+          qlinear_matmul_q8<A, B, int8_t>(ctx, inputs, out, batch, m, k, n);
+      };
+      auto run_b = [&](auto a_tag) {
+        if (b.dtype() == DatumType::U8)
+          run_y(a_tag, uint8_t{});
+        else
+          run_y(a_tag, int8_t{});
+      };
+      if (a.dtype() == DatumType::U8)
+        run_b(uint8_t{});
+      else
+        run_b(int8_t{});
+      return;
+    }
+  }
   std::vector<float> as = quant::to_f32(*inputs[1], name());
   std::vector<float> bs = quant::to_f32(*inputs[4], name());
   std::vector<float> ys = quant::to_f32(*inputs[6], name());
