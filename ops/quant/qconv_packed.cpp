@@ -224,8 +224,18 @@ void QConvPacked::eval(EvalContext& ctx, const TensorRefs& inputs) const {
                   continue;
                 }
                 const uint8_t* xr = xc + iy * w;
+                const int64_t off = kx * dw - pl;
+                if (sw == 1) {
+                  // The row's inside part in one copy, the padding on either side.
+                  const int64_t lo = std::clamp<int64_t>(-off, 0, ow);
+                  const int64_t hi = std::clamp<int64_t>(w - off, lo, ow);
+                  std::memset(out, pad, static_cast<size_t>(lo));
+                  if (hi > lo) std::memcpy(out + lo, xr + lo + off, static_cast<size_t>(hi - lo));
+                  std::memset(out + hi, pad, static_cast<size_t>(ow - hi));
+                  continue;
+                }
                 for (int64_t ox = 0; ox < ow; ox++) {
-                  const int64_t ix = ox * sw - pl + kx * dw;
+                  const int64_t ix = ox * sw + off;
                   out[ox] = ix >= 0 && ix < w ? xr[ix] : pad;
                 }
               }
