@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "core/broadcast.h"
+#include "kernels/quant/qmmm.h"
 #include "ops/quant/quant_util.h"
 
 namespace kiln::ops {
@@ -100,45 +101,52 @@ int32_t zero_point(const Tensor& z) {
   return z.dtype() == DatumType::U8 ? int32_t{z.data<uint8_t>()[0]} : int32_t{z.data<int8_t>()[0]};
 }
 
-// The common case (attention: two u8 / i8 activations, per-tensor parameters, ranks >= 2): the
-// same integer sums and double requantization as the general path below, with no temporaries
-// but one row of i32 sums from the session's scratch (a steady-state run allocates nothing).
-// Row i of the product is sum_k (a[i, k] - za) * (b[k, :] - zb), B read row by row (the
-// compiler vectorizes the widening multiply-add along n).
-template <class A, class B, class Y>
+// The common case (attention: two u8 / i8 activations, per-tensor parameters, ranks >= 2) on
+// the int8 kernels: per batch item both operands packed into the session's scratch for the
+// active ISA's Wide16 kernel (zero points subtracted when packing: exact for any of them), the
+// i32 sums requantized in the fused epilogue with the float multiplier a_scale * b_scale /
+// y_scale (as QMatMulPacked: within one step of the double requantization above, on ties).
+// A steady-state run allocates nothing.
 void qlinear_matmul_q8(EvalContext& ctx, const TensorRefs& in, const Shape& out_shape,
                        const Shape& batch, int64_t m, int64_t k, int64_t n) {
   const Tensor &a = *in[0], &b = *in[3];
-  const int32_t za = zero_point(*in[2]), zb = zero_point(*in[5]), zy = zero_point(*in[7]);
-  const double mult = static_cast<double>(in[1]->data<float>()[0]) * in[4]->data<float>()[0] /
-                      in[6]->data<float>()[0];
+  const int32_t za = zero_point(*in[2]), zb = zero_point(*in[5]);
   Tensor& y = ctx.output(0, in[7]->dtype(), out_shape);
-  int32_t* acc = ctx.scratch<int32_t>(static_cast<size_t>(n));
+  if (shape_numel(out_shape) == 0) return;
+  const kernels::QMicroKernel& kern = kernels::default_q_kernel(false, false);
+  void* ap = ctx.scratch<uint8_t>(kernels::qpacked_bytes(kern, true, m, k));
+  void* bp = ctx.scratch<uint8_t>(kernels::qpacked_bytes(kern, false, n, k));
+  float* mult = ctx.scratch<float>(static_cast<size_t>(m));
+  const float mv = static_cast<float>(static_cast<double>(in[1]->data<float>()[0]) *
+                                      in[4]->data<float>()[0] / in[6]->data<float>()[0]);
+  for (int64_t i = 0; i < m; i++) mult[i] = mv;
+  kernels::Epilogue ep;
+  ep.output = in[7]->dtype() == DatumType::U8 ? kernels::OutputType::U8 : kernels::OutputType::I8;
+  ep.out_zero_point = zero_point(*in[7]);
+  ep.row_scale = mult;
   const Shape a_batch(a.shape().begin(), a.shape().end() - 2),
       b_batch(b.shape().begin(), b.shape().end() - 2);
   std::array<std::vector<int64_t>, 2> strides = {broadcast_strides(a_batch, batch),
                                                  broadcast_strides(b_batch, batch)};
-  const A* pa0 = a.data<A>();
-  const B* pb0 = b.data<B>();
-  Y* py0 = y.data<Y>();
-  constexpr double lo = std::numeric_limits<Y>::lowest(), hi = std::numeric_limits<Y>::max();
+  const auto* pa0 = static_cast<const uint8_t*>(a.raw_data());
+  const auto* pb0 = static_cast<const uint8_t*>(b.raw_data());
+  auto* py0 = static_cast<uint8_t*>(y.raw_data());
   for_each_broadcast<2>(batch, strides, [&](int64_t bi, const std::array<int64_t, 2>& off) {
-    const A* pa = pa0 + off[0] * m * k;
-    const B* pb = pb0 + off[1] * k * n;
-    Y* py = py0 + bi * m * n;
-    for (int64_t i = 0; i < m; i++) {
-      for (int64_t j = 0; j < n; j++) acc[j] = 0;
-      for (int64_t kk = 0; kk < k; kk++) {
-        const int32_t av = static_cast<int32_t>(pa[i * k + kk]) - za;
-        if (av == 0) continue;
-        const B* br = pb + kk * n;
-        for (int64_t j = 0; j < n; j++) acc[j] += av * (static_cast<int32_t>(br[j]) - zb);
-      }
-      for (int64_t j = 0; j < n; j++) {
-        const double q = std::nearbyint(acc[j] * mult) + zy;
-        py[i * n + j] = static_cast<Y>(q < lo ? lo : (q > hi ? hi : q));
-      }
-    }
+    kernels::QOperand qa;
+    qa.data = pa0 + off[0] * m * k;
+    qa.is_signed = a.dtype() == DatumType::I8;
+    qa.stride_lane = k;
+    qa.stride_k = 1;
+    qa.zp = &za;
+    kernels::QOperand qb;
+    qb.data = pb0 + off[1] * k * n;
+    qb.is_signed = b.dtype() == DatumType::I8;
+    qb.stride_lane = 1;
+    qb.stride_k = n;
+    qb.zp = &zb;
+    kernels::qpack(kern, true, qa, m, k, ap);
+    kernels::qpack(kern, false, qb, n, k, bp);
+    kernels::qmmm(kern, m, n, k, ap, bp, ep, py0 + bi * m * n, n);
   });
 }
 
@@ -164,24 +172,7 @@ void QLinearMatMul::eval(EvalContext& ctx, const TensorRefs& inputs) const {
       Shape out = batch;
       out.push_back(m);
       out.push_back(n);
-      auto run_y = [&](auto a_tag, auto b_tag) {
-        using A = decltype(a_tag);
-        using B = decltype(b_tag);
-        if (inputs[7]->dtype() == DatumType::U8)
-          qlinear_matmul_q8<A, B, uint8_t>(ctx, inputs, out, batch, m, k, n);
-        else
-          qlinear_matmul_q8<A, B, int8_t>(ctx, inputs, out, batch, m, k, n);
-      };
-      auto run_b = [&](auto a_tag) {
-        if (b.dtype() == DatumType::U8)
-          run_y(a_tag, uint8_t{});
-        else
-          run_y(a_tag, int8_t{});
-      };
-      if (a.dtype() == DatumType::U8)
-        run_b(uint8_t{});
-      else
-        run_b(int8_t{});
+      qlinear_matmul_q8(ctx, inputs, out, batch, m, k, n);
       return;
     }
   }
