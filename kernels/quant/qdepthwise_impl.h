@@ -3,7 +3,8 @@
 // kernels/mmm/x86_64/tile_simd.h): W = 16 on AVX-512, 8 on AVX2, 4 for generic and NEON.
 //
 // The plane is first copied into the caller's scratch, padded with the zero point on every side
-// and split into `stride_w` column phases (phase q of padded row r holds its columns q, q + s,
+// (the border written once for the channels of one call: `reuse`) and split into `stride_w`
+// column phases (phase q of padded row r holds its columns q, q + s,
 // q + 2s, ...), each phase row long enough for whole vectors of outputs. Then every output is
 // the same sum over the taps, with no edge cases and no scalar tails: a tap (ky, kx) of output
 // column ox reads phase (kx * dil_w) % s at column ox + (kx * dil_w) / s, so the W outputs of a
@@ -119,23 +120,23 @@ inline void q_dw_split2(const uint8_t* __restrict src, uint8_t* __restrict even,
   }
 }
 
+// The padded copy of plane x. `reuse`: buf already holds the padded copy of a plane of the same
+// geometry and zero point (the previous channel's), so only the input's own bytes are written:
+// the zero-point border, the rows outside the input and the tap offsets stay.
 template <class T>
 void q_dw_pad(const QDepthwisePlane& g, const QDwLayout& l, const T* __restrict x, T z,
-              T* __restrict buf) {
+              T* __restrict buf, bool reuse) {
   const int64_t len = l.s * l.lp;  // a padded row
   T* tmp = buf + l.hp * len;
-  for (int64_t r = 0; r < l.hp; r++) {
-    T* dst = l.s == 1 ? buf + r * len : tmp;
+  if (!reuse) std::fill(buf, tmp + len, z);
+  const int64_t a = std::min(g.pad_left, len);
+  const int64_t n = std::clamp<int64_t>(len - a, 0, g.w);
+  const int64_t r0 = std::max<int64_t>(g.pad_top, 0);
+  const int64_t r1 = std::min<int64_t>(g.pad_top + g.h, l.hp);
+  for (int64_t r = r0; r < r1; r++) {
     const int64_t iy = r - g.pad_top;
-    if (iy < 0 || iy >= g.h) {
-      std::fill(dst, dst + len, z);
-    } else {
-      const int64_t a = std::min(g.pad_left, len);
-      const int64_t n = std::clamp<int64_t>(len - a, 0, g.w);
-      std::fill(dst, dst + a, z);
-      std::memcpy(dst + a, x + iy * g.w, static_cast<size_t>(n) * sizeof(T));
-      std::fill(dst + a + n, dst + len, z);
-    }
+    T* dst = l.s == 1 ? buf + r * len : tmp;
+    std::memcpy(dst + a, x + iy * g.w, static_cast<size_t>(n) * sizeof(T));
     if (l.s == 1) continue;
     if (l.s == 2) {
       T* ph = buf + r * 2 * l.lp;
@@ -195,19 +196,21 @@ void q_dw_rows(const QDepthwisePlane& g, const QDwLayout& l, const T* __restrict
 // The plane's sums through `sink` (see q_dw_rows).
 template <class T, int W, class Sink>
 void q_dw_plane_t(const QDepthwisePlane& g, const T* x, int32_t zx, const int32_t* wt,
-                  void* scratch, Sink&& sink) {
+                  void* scratch, bool reuse, Sink&& sink) {
   const QDwLayout l = q_dw_layout<W>(g);
   const int64_t nt = g.kh * g.kw;
   int64_t* off = static_cast<int64_t*>(scratch);
   T* buf = reinterpret_cast<T*>(off + nt);
-  q_dw_pad<T>(g, l, x, static_cast<T>(zx), buf);
+  q_dw_pad<T>(g, l, x, static_cast<T>(zx), buf, reuse);
+  if (!reuse) {
+    for (int64_t ky = 0; ky < g.kh; ky++)
+      for (int64_t kx = 0; kx < g.kw; kx++) {
+        const int64_t d = kx * g.dil_w;
+        off[ky * g.kw + kx] = (ky * g.dil_h * l.s + d % l.s) * l.lp + d / l.s;
+      }
+  }
   int64_t wsum = 0;
-  for (int64_t ky = 0; ky < g.kh; ky++)
-    for (int64_t kx = 0; kx < g.kw; kx++) {
-      const int64_t d = kx * g.dil_w;
-      off[ky * g.kw + kx] = (ky * g.dil_h * l.s + d % l.s) * l.lp + d / l.s;
-      wsum += wt[ky * g.kw + kx];
-    }
+  for (int64_t t = 0; t < nt; t++) wsum += wt[t];
   const int32_t c = static_cast<int32_t>(-zx * wsum);
   if (nt == 9)
     q_dw_rows<T, W, 9>(g, l, buf, off, wt, c, sink);
@@ -243,13 +246,14 @@ template <class S, bool Signed, class VI>
 // for f32 / i32 outputs) the sums go to `acc` and the row epilogue q_row<S> stores them.
 template <int W, class S>
 void q_depthwise_vec(const QDepthwisePlane& g, const void* x, bool x_signed, int32_t zx,
-                     const int32_t* wt, const QTileArgs& t, int32_t* acc, void* scratch) {
+                     const int32_t* wt, const QTileArgs& t, int32_t* acc, void* scratch,
+                     bool reuse) {
   if (g.oh <= 0 || g.ow <= 0) return;
   auto run = [&](auto&& sink) {
     if (x_signed)
-      q_dw_plane_t<int8_t, W>(g, static_cast<const int8_t*>(x), zx, wt, scratch, sink);
+      q_dw_plane_t<int8_t, W>(g, static_cast<const int8_t*>(x), zx, wt, scratch, reuse, sink);
     else
-      q_dw_plane_t<uint8_t, W>(g, static_cast<const uint8_t*>(x), zx, wt, scratch, sink);
+      q_dw_plane_t<uint8_t, W>(g, static_cast<const uint8_t*>(x), zx, wt, scratch, reuse, sink);
   };
   if constexpr (S::W == W) {
     if (t.output == OutputType::U8 || t.output == OutputType::I8) {

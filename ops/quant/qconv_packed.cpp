@@ -187,7 +187,7 @@ void QConvPacked::eval(EvalContext& ctx, const TensorRefs& inputs) const {
             kernels::QTileArgs t = kernels::qtile_args(ep, yb, plane, ch, 0);
             t.c = yb + b * plane * esize;
             kernel_->depthwise(pg, xb + b * in_plane, p_.x_signed, p_.x_zp,
-                               dw_weights_.data() + ch * k_, t, acc, pad);
+                               dw_weights_.data() + ch * k_, t, acc, pad, b > b0);
           }
         },
         0, std::max<int64_t>(1, 16384 / std::max<int64_t>(plane * k_, 1)));

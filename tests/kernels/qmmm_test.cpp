@@ -298,9 +298,15 @@ TEST(QDepthwise, EveryKernelMatchesDirectLoops) {
         const int64_t n = g.oh * g.ow;
         Epilogue sums;
         sums.output = OutputType::I32;
+        // First another plane of the same geometry, then x reusing its padded copy's border.
+        std::vector<uint8_t> other(x.size());
+        for (auto& v : other) v = static_cast<uint8_t>(byte(rng));
+        kern->depthwise(g, other.data(), is_signed, zx, wt.data(),
+                        kiln::kernels::qtile_args(sums, got.data(), n, 0, 0), acc.data(),
+                        scratch.data(), false);
         kern->depthwise(g, x.data(), is_signed, zx, wt.data(),
                         kiln::kernels::qtile_args(sums, got.data(), n, 0, 0), acc.data(),
-                        scratch.data());
+                        scratch.data(), true);
         ASSERT_EQ(got.back(), 0x5555) << "wrote past the plane";
         for (int64_t oy = 0; oy < g.oh; oy++) {
           for (int64_t ox = 0; ox < g.ow; ox++) {
@@ -334,7 +340,7 @@ TEST(QDepthwise, EveryKernelMatchesDirectLoops) {
             std::vector<uint8_t> q(static_cast<size_t>(n) + 1, 0x55), one(static_cast<size_t>(n));
             kern->depthwise(g, x.data(), is_signed, zx, wt.data(),
                             kiln::kernels::qtile_args(ep, q.data(), n, 0, 0), acc.data(),
-                            scratch.data());
+                            scratch.data(), clamp);
             ASSERT_EQ(q.back(), 0x55) << "wrote past the plane";
             const auto t = kiln::kernels::qtile_args(ep, one.data(), n, 0, 0);
             for (int64_t j = 0; j < n; j++)
