@@ -9,6 +9,7 @@
 // the same sum over the taps, with no edge cases and no scalar tails: a tap (ky, kx) of output
 // column ox reads phase (kx * dil_w) % s at column ox + (kx * dil_w) / s, so the W outputs of a
 // vector read W contiguous bytes per tap (widened to i32, multiplied by the tap's weight, added).
+// 8-bit outputs are requantized as each vector is summed (QDwRequant).
 // Taps in the padding read the zero point z, so sum (x - z) * w = sum x * w - z * sum w over
 // all taps. A row's last vector computes lanes past the row: it stores them whole (the next
 // row's sums overwrite them) unless the store would leave the plane, where it stores its lanes
@@ -220,25 +221,51 @@ void q_dw_plane_t(const QDepthwisePlane& g, const T* x, int32_t zx, const int32_
     q_dw_rows<T, W, 0>(g, l, buf, off, wt, c, sink);
 }
 
-// Requantizes W sums (stage 0's row offset, then the one fused epilogue's register stage and
-// requantizing store, as q_epilogue with one row and one vector) and stores the first n bytes.
-template <class S, bool Signed, class VI>
-[[gnu::always_inline]] inline void q_dw_store_q(VI a, const QTileArgs& q, const TileArgs& f,
-                                                float lo, float hi, void* dst, int64_t n) {
-  using Out = std::conditional_t<Signed, int8_t, uint8_t>;
-  typename S::VI ai = reinterpret_cast<typename S::VI>(a);
-  if (q.row_offset) ai = S::addi(ai, S::set1i(q.row_offset[0]));
-  typename S::V v[1][1] = {{S::cvt(ai)}};
-  auto load = [](const float* p, int) { return S::loadf(p); };
-  epilogue_regs<S, 1, 1>(v, f, load, [&](int, int, typename S::V x) {
+// The requantizing epilogue of a depthwise plane, its parameters read once: the channel's i32
+// offset (stage 0) and float multiplier, the clamp, the output range. The same operations in the
+// same order as q_epilogue's with one row (offset, convert, multiply, clamp, requantizing store)
+// for the epilogues a depthwise conv has (no bias, residual, accumulate or LeakyRelu: see
+// q_dw_fast_epilogue).
+template <class S, bool Signed>
+struct QDwRequant {
+  typename S::VI off;
+  typename S::V scale, min, max;
+  bool has_scale, clamp;
+  float lo, hi;
+  int32_t zp;
+  explicit QDwRequant(const QTileArgs& t) {
+    off = S::set1i(t.row_offset ? t.row_offset[0] : 0);
+    has_scale = t.row_scale != nullptr;
+    scale = S::set1(has_scale ? t.row_scale[0] : 1.0f);
+    clamp = t.clamp;
+    min = S::set1(t.min);
+    max = S::set1(t.max);
+    lo = static_cast<float>((Signed ? -128 : 0) - t.zero_point);
+    hi = static_cast<float>((Signed ? 127 : 255) - t.zero_point);
+    zp = t.zero_point;
+  }
+  // Stores the first n of the W requantized sums at dst.
+  template <class VI>
+  [[gnu::always_inline]] void store(VI a, void* dst, int64_t n) const {
+    using Out = std::conditional_t<Signed, int8_t, uint8_t>;
+    typename S::V v = S::cvt(S::addi(reinterpret_cast<typename S::VI>(a), off));
+    if (has_scale) v = S::mul(v, scale);
+    if (clamp) v = S::min_keep(S::max_keep(v, min), max);
     if (n == S::W) {
-      S::template store_q<Signed>(static_cast<Out*>(dst), x, lo, hi, q.zero_point);
+      S::template store_q<Signed>(static_cast<Out*>(dst), v, lo, hi, zp);
     } else {
       Out tmp[S::W];
-      S::template store_q<Signed>(tmp, x, lo, hi, q.zero_point);
-      std::memcpy(dst, tmp, static_cast<size_t>(n));
+      S::template store_q<Signed>(tmp, v, lo, hi, zp);
+      for (int64_t i = 0; i < n; i++) static_cast<Out*>(dst)[i] = tmp[i];
     }
-  });
+  }
+};
+
+// Whether the epilogue is one QDwRequant computes: 8-bit output, stage 0 by row offset, row
+// scale and clamp only.
+inline bool q_dw_fast_epilogue(const QTileArgs& t) {
+  return (t.output == OutputType::U8 || t.output == OutputType::I8) && !t.col_scale &&
+         !t.row_bias && !t.col_bias && !t.col_offset;
 }
 
 // A depthwise plane (QDepthwiseFn) over W-lane vectors. S: the ISA's int8 lane traits; when
@@ -256,21 +283,14 @@ void q_depthwise_vec(const QDepthwisePlane& g, const void* x, bool x_signed, int
       q_dw_plane_t<uint8_t, W>(g, static_cast<const uint8_t*>(x), zx, wt, scratch, reuse, sink);
   };
   if constexpr (S::W == W) {
-    if (t.output == OutputType::U8 || t.output == OutputType::I8) {
-      const TileArgs f = q_float_args(t);
+    if (q_dw_fast_epilogue(t)) {
       char* out = static_cast<char*>(t.c);
       if (t.output == OutputType::U8) {
-        const float lo = static_cast<float>(0 - t.zero_point);
-        const float hi = static_cast<float>(255 - t.zero_point);
-        run([&](int64_t at, auto a, int64_t n) {
-          q_dw_store_q<S, false>(a, t, f, lo, hi, out + at, n);
-        });
+        const QDwRequant<S, false> rq(t);
+        run([&](int64_t at, auto a, int64_t n) { rq.store(a, out + at, n); });
       } else {
-        const float lo = static_cast<float>(-128 - t.zero_point);
-        const float hi = static_cast<float>(127 - t.zero_point);
-        run([&](int64_t at, auto a, int64_t n) {
-          q_dw_store_q<S, true>(a, t, f, lo, hi, out + at, n);
-        });
+        const QDwRequant<S, true> rq(t);
+        run([&](int64_t at, auto a, int64_t n) { rq.store(a, out + at, n); });
       }
       return;
     }
