@@ -1,6 +1,6 @@
-// QAdd against the chain it replaces (DequantizeLinear, Add, QuantizeLinear: bitwise equal), and
-// QLinearMatMul's per-tensor 8-bit path (two activations, batch broadcast, on the int8 kernels)
-// against i64 sums requantized in double as the operator defines it: within one step, and
+// QAdd and QRequant against the chains they replace (DequantizeLinear, Add, QuantizeLinear: bitwise
+// equal), and QLinearMatMul's per-tensor 8-bit path (two activations, batch broadcast, on the int8
+// kernels) against i64 sums requantized in double as the operator defines it: within one step, and
 // exact on >= 99% of the elements (the kernels' float multiplier may round a tie the other way).
 #include <gtest/gtest.h>
 
@@ -13,6 +13,7 @@
 #include "ops/quant/dequantize_linear.h"
 #include "ops/quant/qadd.h"
 #include "ops/quant/qlinear_matmul.h"
+#include "ops/quant/qrequant.h"
 #include "ops/quant/quantize_linear.h"
 #include "tests/ops/image/image_test_util.h"
 
@@ -150,4 +151,29 @@ TEST(QLinearMatMul, PerTensorActivationsOnInt8Kernels) {
     }
   }
   EXPECT_LE(off_by_one * 100, total) << off_by_one << " of " << total << " off by one";
+}
+
+TEST(QRequant, BitwiseAsDequantizeQuantize) {
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<float> sc(0.002f, 0.05f);
+  std::uniform_int_distribution<int> zu(0, 255), zs(-128, 127);
+  for (int f = 0; f < 16; f++) {
+    const bool xs = f & 1, ys = f & 2;
+    const float sx = sc(rng), sy = f & 4 ? sx : sc(rng);
+    const int32_t zx = xs ? zs(rng) : zu(rng), zy = ys ? zs(rng) : zu(rng);
+    std::vector<uint8_t> all(256);
+    for (int b = 0; b < 256; b++) all[static_cast<size_t>(b)] = static_cast<uint8_t>(b);
+    const Tensor x =
+        xs ? Tensor::from_vector<int8_t>({256}, std::vector<int8_t>(all.begin(), all.end()))
+           : Tensor::from_vector<uint8_t>({256}, all);
+    const Tensor got = run(ops::QRequant(sx, zx, xs, sy, zy, ys), {x})[0];
+    const Tensor fx =
+        run(ops::DequantizeLinear(), {x, Tensor::scalar<float>(sx), zp_tensor(zx, xs)})[0];
+    const Tensor want =
+        run(ops::QuantizeLinear(), {fx, Tensor::scalar<float>(sy), zp_tensor(zy, ys)})[0];
+    ASSERT_EQ(got.dtype(), want.dtype());
+    const auto* g = static_cast<const uint8_t*>(got.raw_data());
+    const auto* w = static_cast<const uint8_t*>(want.raw_data());
+    for (int b = 0; b < 256; b++) ASSERT_EQ(g[b], w[b]) << "flavour " << f << " byte " << b;
+  }
 }
