@@ -59,12 +59,7 @@ if [ -z "$models_dir" ]; then
   done
 fi
 [ -n "$models_dir" ] && [ -d "$models_dir" ] || { echo "no models folder (set KILN_MODELS)" >&2; exit 1; }
-# The bench folder is the models folder's sibling (also from a subfolder such as models/int8).
-bench_dir=""
-for d in "$models_dir/../bench" "$models_dir/../../bench"; do
-  if [ -d "$d" ]; then bench_dir="$(cd "$d" && pwd)"; break; fi
-done
-[ -n "$bench_dir" ] || { echo "no bench folder next to $models_dir" >&2; exit 1; }
+bench_dir="$(cd "$models_dir/../bench" && pwd)"
 kiln="$root/build/kiln"
 [ -x "$kiln" ] || { echo "build/kiln not found: cmake --build build --target kiln" >&2; exit 1; }
 
