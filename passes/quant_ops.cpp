@@ -5,16 +5,20 @@
 #include <optional>
 
 #include "core/patch.h"
+#include "ops/elementwise/binary.h"
 #include "ops/nn/conv.h"
 #include "ops/nn/gemm.h"
 #include "ops/nn/matmul.h"
 #include "ops/quant/dequantize_linear.h"
+#include "ops/quant/qadd.h"
 #include "ops/quant/qconv_packed.h"
 #include "ops/quant/qlinear_conv.h"
 #include "ops/quant/qlinear_matmul.h"
 #include "ops/quant/qmatmul_packed.h"
+#include "ops/quant/qrequant.h"
 #include "ops/quant/quant_util.h"
 #include "ops/quant/quantize_linear.h"
+#include "ops/shape/concat.h"
 #include "passes/graph_util.h"
 #include "passes/pattern.h"
 
@@ -239,6 +243,7 @@ size_t QuantOps::run(Graph& graph) {
   for (size_t i = 0; i < count; i++) {
     const Node& n = graph.node(static_cast<int>(i));
     const std::string name = n.name;
+    const int nid = n.id;  // add_node grows the graph: n and p do not survive it
     // QOperator format.
     if (const auto* qc = op_as<ops::QLinearConv>(n)) {
       if (n.inputs.size() < 8) continue;
@@ -260,7 +265,7 @@ size_t QuantOps::run(Graph& graph) {
       OpPtr op = make_conv(qc->geometry(), graph.fact(n.inputs[0]), xq, *w, wq, bias, out);
       if (!op) continue;
       int f = patch.add_node(name, op, {n.inputs[0]});
-      patch.shunt({n.id, 0}, {f, 0});
+      patch.shunt({nid, 0}, {f, 0});
       continue;
     }
     if (op_as<ops::QLinearMatMul>(n)) {
@@ -278,7 +283,7 @@ size_t QuantOps::run(Graph& graph) {
       OpPtr op = make_matmul(graph.fact(n.inputs[0]), xq, *w, false, wq, bias, out);
       if (!op) continue;
       int f = patch.add_node(name, op, {n.inputs[0]});
-      patch.shunt({n.id, 0}, {f, 0});
+      patch.shunt({nid, 0}, {f, 0});
       continue;
     }
     // QDQ format: Q(op(DQ(x), DQ(w), bias)), op output used by Q only.
@@ -288,6 +293,67 @@ size_t QuantOps::run(Graph& graph) {
     if (pid != n.id) continue;
     const Node& p = graph.node(n.inputs[0].node);
     if (p.outputs.size() != 1 || p.inputs.size() < 2) continue;
+    if (op_as<ops::Concat>(p)) {
+      // Q(Concat(DQ(x_0), DQ(x_1), ...)), all per tensor: a Concat of the 8-bit tensors, each
+      // requantized to the output's parameters by a table where they differ (bitwise the chain).
+      std::vector<Outlet> xs;
+      std::vector<std::optional<Dq>> dqs;
+      bool ok = true;
+      for (const Outlet& in : p.inputs) {
+        auto d = dequant_of(graph, in);
+        if (!d || d->q.scale.size() != 1 || d->q.zp.size() != 1 || !is_q8(graph.fact(d->x).dt) ||
+            graph.fact(d->x).value) {
+          ok = false;
+          break;
+        }
+        dqs.push_back(d);
+      }
+      if (!ok || dqs.empty() || graph.fact({p.id, 0}).dt != DatumType::F32) continue;
+      // add_node grows the graph: nothing below may hold a reference to its nodes.
+      const std::string pname = p.name;
+      const OpPtr concat = p.op;
+      for (const auto& d : dqs) {
+        if (d->q.scale[0] == yq->scale[0] && d->q.zp[0] == yq->zp[0] &&
+            d->q.is_signed == yq->is_signed) {
+          xs.push_back(d->x);
+          continue;
+        }
+        auto rq = std::make_shared<ops::QRequant>(d->q.scale[0], d->q.zp[0], d->q.is_signed,
+                                                  yq->scale[0], yq->zp[0], yq->is_signed);
+        const std::string rname = graph.node(d->x.node).name + ".requant." + pname;
+        const int r = patch.add_node(rname, rq, {d->x});
+        xs.push_back({r, 0});
+      }
+      int f = patch.add_node(pname, concat, xs);
+      patch.shunt({nid, 0}, {f, 0});
+      continue;
+    }
+    if (const auto* add = op_as<ops::Binary>(p); add && add->kind() == ops::BinaryKind::Add) {
+      // Q(DQ(a) + DQ(b)), both per tensor, one shape: QAdd on the 8-bit tensors.
+      auto da = dequant_of(graph, p.inputs[0]);
+      auto db = dequant_of(graph, p.inputs[1]);
+      if (!da || !db || da->q.scale.size() != 1 || da->q.zp.size() != 1 ||
+          db->q.scale.size() != 1 || db->q.zp.size() != 1)
+        continue;
+      const Fact& fa = graph.fact(da->x);
+      const Fact& fb = graph.fact(db->x);
+      if (!is_q8(fa.dt) || !is_q8(fb.dt) || fa.value || fb.value || fa.shape != fb.shape ||
+          graph.fact({p.id, 0}).dt != DatumType::F32)
+        continue;
+      ops::QAddParams qp;
+      qp.a_scale = da->q.scale[0];
+      qp.b_scale = db->q.scale[0];
+      qp.y_scale = yq->scale[0];
+      qp.a_zp = da->q.zp[0];
+      qp.b_zp = db->q.zp[0];
+      qp.y_zp = yq->zp[0];
+      qp.a_signed = fa.dt == DatumType::I8;
+      qp.b_signed = fb.dt == DatumType::I8;
+      qp.y_signed = yq->is_signed;
+      int f = patch.add_node(std::string(p.name), std::make_shared<ops::QAdd>(qp), {da->x, db->x});
+      patch.shunt({nid, 0}, {f, 0});
+      continue;
+    }
     auto dx = dequant_of(graph, p.inputs[0]);
     auto dw = dequant_of(graph, p.inputs[1]);
     if (!dx || !dw || cval(graph, dx->x) || !is_q8(graph.fact(dx->x).dt)) continue;
@@ -317,8 +383,8 @@ size_t QuantOps::run(Graph& graph) {
       op = make_matmul(graph.fact(dx->x), dx->q, *w, tb, dw->q, *bias, out);
     }
     if (!op) continue;
-    int f = patch.add_node(p.name, op, {dx->x});
-    patch.shunt({n.id, 0}, {f, 0});
+    int f = patch.add_node(std::string(p.name), op, {dx->x});
+    patch.shunt({nid, 0}, {f, 0});
   }
   return patch.commit();
 }

@@ -5,9 +5,14 @@
 #include <cstring>
 #include <string>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "base/error.h"
 #include "base/threading.h"
 #include "kernels/mmm/tile_args.h"
+#include "kernels/quant/qdepthwise_impl.h"
 #include "kernels/quant/qtile_impl.h"
 #include "kernels/quant/qtiles.h"
 
@@ -34,6 +39,50 @@ int32_t zp_at(const QOperand& o, int64_t lane) {
   if (!o.zp) return 0;
   return o.zp_per_lane ? o.zp[lane] : o.zp[0];
 }
+
+#if defined(__SSE2__)
+// Wide16 B rows kk, kk + 1 of w lanes (w a multiple of 16) as i16 pairs minus the zero point:
+// out[2l] = r0[l] - z, out[2l + 1] = r1[l] - z (SSE2, the x86-64 baseline).
+void pack_wide16_pairs(const uint8_t* r0, const uint8_t* r1, bool is_signed, int32_t z, int64_t w,
+                       int16_t* out) {
+  const __m128i zero = _mm_setzero_si128(), zv = _mm_set1_epi16(static_cast<int16_t>(z));
+  auto widen = [&](__m128i v, bool hi) {
+    const __m128i x = hi ? _mm_unpackhi_epi8(v, is_signed ? v : zero)
+                         : _mm_unpacklo_epi8(v, is_signed ? v : zero);
+    return _mm_sub_epi16(is_signed ? _mm_srai_epi16(x, 8) : x, zv);
+  };
+  for (int64_t l = 0; l < w; l += 16) {
+    const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(r0 + l));
+    const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(r1 + l));
+    const __m128i a0 = widen(a, false), a1 = widen(a, true);
+    const __m128i b0 = widen(b, false), b1 = widen(b, true);
+    __m128i* o = reinterpret_cast<__m128i*>(out + l * 2);
+    _mm_storeu_si128(o, _mm_unpacklo_epi16(a0, b0));
+    _mm_storeu_si128(o + 1, _mm_unpackhi_epi16(a0, b0));
+    _mm_storeu_si128(o + 2, _mm_unpacklo_epi16(a1, b1));
+    _mm_storeu_si128(o + 3, _mm_unpackhi_epi16(a1, b1));
+  }
+}
+
+// Dot4 B rows kk..kk + 3 (ld apart) of w lanes (w a multiple of 16), bytes interleaved in fours
+// and xor-ed with `flip`: out[4l + t] = r0[t * ld + l] ^ flip.
+void pack_dot4_quads(const uint8_t* r0, int64_t ld, uint8_t flip, int64_t w, uint8_t* out) {
+  const __m128i f = _mm_set1_epi8(static_cast<char>(flip));
+  for (int64_t l = 0; l < w; l += 16) {
+    auto row = [&](int t) {
+      return _mm_xor_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(r0 + t * ld + l)), f);
+    };
+    const __m128i a = row(0), b = row(1), c = row(2), d = row(3);
+    const __m128i ab0 = _mm_unpacklo_epi8(a, b), ab1 = _mm_unpackhi_epi8(a, b);
+    const __m128i cd0 = _mm_unpacklo_epi8(c, d), cd1 = _mm_unpackhi_epi8(c, d);
+    __m128i* o = reinterpret_cast<__m128i*>(out + l * 4);
+    _mm_storeu_si128(o, _mm_unpacklo_epi16(ab0, cd0));
+    _mm_storeu_si128(o + 1, _mm_unpackhi_epi16(ab0, cd0));
+    _mm_storeu_si128(o + 2, _mm_unpacklo_epi16(ab1, cd1));
+    _mm_storeu_si128(o + 3, _mm_unpackhi_epi16(ab1, cd1));
+  }
+}
+#endif
 
 bool dot_disabled() {
   const char* v = std::getenv("KILN_INT8_DOT");
@@ -129,6 +178,12 @@ void qpack(const QMicroKernel& kernel, bool a_side, const QOperand& src, int64_t
           int16_t* row = d + ((p * kg + g) * w) * 2;
           const uint8_t* r0 = s8 + (g * 2) * ld + p * w;
           const uint8_t* r1 = r0 + ld;
+#if defined(__SSE2__)
+          if (w % 16 == 0) {
+            pack_wide16_pairs(r0, r1, src.is_signed, z, w, row);
+            continue;
+          }
+#endif
           if (src.is_signed) {
             for (int64_t l = 0; l < w; l++) {
               row[l * 2] = static_cast<int16_t>(static_cast<int8_t>(r0[l]) - z);
@@ -149,6 +204,12 @@ void qpack(const QMicroKernel& kernel, bool a_side, const QOperand& src, int64_t
         for (int64_t g = 0; g < full_groups; g++) {
           uint8_t* row = d + ((p * kg + g) * w) * 4;
           const uint8_t* r0 = s8 + (g * 4) * ld + p * w;
+#if defined(__SSE2__)
+          if (w % 16 == 0) {
+            pack_dot4_quads(r0, ld, flip, w, row);
+            continue;
+          }
+#endif
           for (int64_t l = 0; l < w; l++) {
             row[l * 4] = r0[l] ^ flip;
             row[l * 4 + 1] = r0[ld + l] ^ flip;
@@ -252,6 +313,11 @@ void qpack_rest(const QMicroKernel& kernel, bool a_side, const QOperand& src, in
   }
 }
 }  // namespace
+
+size_t qdepthwise_scratch_bytes(const QDepthwisePlane& g) {
+  // The widest vectors of any kernel (AVX-512: 16 lanes) need the longest phase rows.
+  return q_dw_scratch_bytes<16>(g);
+}
 
 QTileArgs qtile_args(const Epilogue& ep, void* c, int64_t ldc, int64_t i0, int64_t j0) {
   QTileArgs t{};

@@ -53,15 +53,23 @@ using QTileFn = void (*)(int64_t kg, const int32_t* a, const int32_t* b, const Q
 // that sum outside a tile (depthwise convolutions).
 using QRowFn = void (*)(const int32_t* acc, int64_t n, const QTileArgs& t);
 
-// One channel plane of a depthwise convolution: acc[oh * ow + ox] = sum over the taps inside the
-// input of (x[iy * w + ix] - x_zp) * wt[ky * kw + kx] (taps in the padding add nothing, as if
-// padded with the zero point); wt holds the weights with their zero point subtracted.
+// One channel plane of a depthwise convolution: the sums
+//   acc[oy * ow + ox] = sum over the taps inside the input of (x[iy * w + ix] - x_zp) * wt[ky * kw
+//   + kx]
+// (taps in the padding add nothing, as if padded with the zero point; wt holds the weights with
+// their zero point subtracted), then the epilogue of `t` (row 0's parameters: the channel's),
+// storing the plane contiguously at t.c. `acc` (oh * ow sums) is the kernel's to use, `scratch`
+// (qdepthwise_scratch_bytes, 8-byte aligned) takes the plane's zero-point-padded copy; `reuse`:
+// the scratch was last used for a plane of the same geometry and x_zp (its border is kept).
 struct QDepthwisePlane {
   int64_t h, w, oh, ow, kh, kw;
   int64_t stride_h, stride_w, dil_h, dil_w, pad_top, pad_left;
 };
 using QDepthwiseFn = void (*)(const QDepthwisePlane& g, const void* x, bool x_signed, int32_t x_zp,
-                              const int32_t* wt, int32_t* acc);
+                              const int32_t* wt, const QTileArgs& t, int32_t* acc, void* scratch,
+                              bool reuse);
+// Bytes of scratch a depthwise plane of any kernel takes (kernels/quant/qdepthwise_impl.h).
+size_t qdepthwise_scratch_bytes(const QDepthwisePlane& g);
 
 // The int8 kernels of one ISA: the matrix-multiply tile and its companions.
 struct QMicroKernel {

@@ -1,4 +1,5 @@
 // The portable int8 kernel: Wide16 panels, 4 x 8 tiles in plain C++.
+#include "kernels/quant/qdepthwise_impl.h"
 #include "kernels/quant/qtile_impl.h"
 #include "kernels/quant/qtiles.h"
 
@@ -14,8 +15,14 @@ void row(const int32_t* acc, int64_t n, const QTileArgs& t) {
 }
 }  // namespace
 
-const QMicroKernel kQGenericWide{
-    "qmmm_i8_4x8_generic", Isa::Generic, QFormat::Wide16,   false, 4, 8,
-    &tile_generic,         &row,         &q_depthwise_plane};
+const QMicroKernel kQGenericWide{"qmmm_i8_4x8_generic",
+                                 Isa::Generic,
+                                 QFormat::Wide16,
+                                 false,
+                                 4,
+                                 8,
+                                 &tile_generic,
+                                 &row,
+                                 &q_depthwise_vec<4, QScalarLanes>};
 
 }  // namespace kiln::kernels

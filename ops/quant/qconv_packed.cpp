@@ -172,19 +172,22 @@ void QConvPacked::eval(EvalContext& ctx, const TensorRefs& inputs) const {
 
   if (depthwise_) {
     const int threads = effective_threads(0);
-    int32_t* acc_all = ctx.scratch<int32_t>(static_cast<size_t>(threads * plane));
+    // Per thread slot: the plane's sums, then the kernel's padded copy (8-byte aligned).
+    const int64_t slot = (plane + 1) / 2 * 2 +
+                         static_cast<int64_t>((kernels::qdepthwise_scratch_bytes(pg) + 7) / 8 * 2);
+    int32_t* acc_all = ctx.scratch<int32_t>(static_cast<size_t>(threads * slot));
     parallel_for(
         n * m_,
         [&](int64_t b0, int64_t b1) {
-          int32_t* acc = acc_all + current_thread_slot() * plane;
+          int32_t* acc = acc_all + current_thread_slot() * slot;
+          void* pad = acc + (plane + 1) / 2 * 2;
           for (int64_t b = b0; b < b1; b++) {
             const int64_t ch = b % m_;
-            kernel_->depthwise(pg, xb + b * in_plane, p_.x_signed, p_.x_zp,
-                               dw_weights_.data() + ch * k_, acc);
             // Channel ch's parameters, output plane b.
             kernels::QTileArgs t = kernels::qtile_args(ep, yb, plane, ch, 0);
             t.c = yb + b * plane * esize;
-            kernel_->row(acc, plane, t);
+            kernel_->depthwise(pg, xb + b * in_plane, p_.x_signed, p_.x_zp,
+                               dw_weights_.data() + ch * k_, t, acc, pad, b > b0);
           }
         },
         0, std::max<int64_t>(1, 16384 / std::max<int64_t>(plane * k_, 1)));
@@ -221,8 +224,18 @@ void QConvPacked::eval(EvalContext& ctx, const TensorRefs& inputs) const {
                   continue;
                 }
                 const uint8_t* xr = xc + iy * w;
+                const int64_t off = kx * dw - pl;
+                if (sw == 1) {
+                  // The row's inside part in one copy, the padding on either side.
+                  const int64_t lo = std::clamp<int64_t>(-off, 0, ow);
+                  const int64_t hi = std::clamp<int64_t>(w - off, lo, ow);
+                  std::memset(out, pad, static_cast<size_t>(lo));
+                  if (hi > lo) std::memcpy(out + lo, xr + lo + off, static_cast<size_t>(hi - lo));
+                  std::memset(out + hi, pad, static_cast<size_t>(ow - hi));
+                  continue;
+                }
                 for (int64_t ox = 0; ox < ow; ox++) {
-                  const int64_t ix = ox * sw - pl + kx * dw;
+                  const int64_t ix = ox * sw + off;
                   out[ox] = ix >= 0 && ix < w ? xr[ix] : pad;
                 }
               }

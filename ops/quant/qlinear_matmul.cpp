@@ -1,6 +1,11 @@
 #include "ops/quant/qlinear_matmul.h"
 
+#include <array>
+#include <cmath>
+#include <limits>
+
 #include "core/broadcast.h"
+#include "kernels/quant/qmmm.h"
 #include "ops/quant/quant_util.h"
 
 namespace kiln::ops {
@@ -88,6 +93,63 @@ void float8_qlinear_matmul(EvalContext& ctx, const TensorRefs& in) {
   }
 }
 
+bool is_q8(DatumType dt) {
+  return dt == DatumType::U8 || dt == DatumType::I8;
+}
+
+int32_t zero_point(const Tensor& z) {
+  return z.dtype() == DatumType::U8 ? int32_t{z.data<uint8_t>()[0]} : int32_t{z.data<int8_t>()[0]};
+}
+
+// The common case (attention: two u8 / i8 activations, per-tensor parameters, ranks >= 2) on
+// the int8 kernels: per batch item both operands packed into the session's scratch for the
+// active ISA's Wide16 kernel (zero points subtracted when packing: exact for any of them), the
+// i32 sums requantized in the fused epilogue with the float multiplier a_scale * b_scale /
+// y_scale (as QMatMulPacked: within one step of the double requantization above, on ties).
+// A steady-state run allocates nothing.
+void qlinear_matmul_q8(EvalContext& ctx, const TensorRefs& in, const Shape& out_shape,
+                       const Shape& batch, int64_t m, int64_t k, int64_t n) {
+  const Tensor &a = *in[0], &b = *in[3];
+  const int32_t za = zero_point(*in[2]), zb = zero_point(*in[5]);
+  Tensor& y = ctx.output(0, in[7]->dtype(), out_shape);
+  if (shape_numel(out_shape) == 0) return;
+  const kernels::QMicroKernel& kern = kernels::default_q_kernel(false, false);
+  void* ap = ctx.scratch<uint8_t>(kernels::qpacked_bytes(kern, true, m, k));
+  void* bp = ctx.scratch<uint8_t>(kernels::qpacked_bytes(kern, false, n, k));
+  float* mult = ctx.scratch<float>(static_cast<size_t>(m));
+  const float mv = static_cast<float>(static_cast<double>(in[1]->data<float>()[0]) *
+                                      in[4]->data<float>()[0] / in[6]->data<float>()[0]);
+  for (int64_t i = 0; i < m; i++) mult[i] = mv;
+  kernels::Epilogue ep;
+  ep.output = in[7]->dtype() == DatumType::U8 ? kernels::OutputType::U8 : kernels::OutputType::I8;
+  ep.out_zero_point = zero_point(*in[7]);
+  ep.row_scale = mult;
+  const Shape a_batch(a.shape().begin(), a.shape().end() - 2),
+      b_batch(b.shape().begin(), b.shape().end() - 2);
+  std::array<std::vector<int64_t>, 2> strides = {broadcast_strides(a_batch, batch),
+                                                 broadcast_strides(b_batch, batch)};
+  const auto* pa0 = static_cast<const uint8_t*>(a.raw_data());
+  const auto* pb0 = static_cast<const uint8_t*>(b.raw_data());
+  auto* py0 = static_cast<uint8_t*>(y.raw_data());
+  for_each_broadcast<2>(batch, strides, [&](int64_t bi, const std::array<int64_t, 2>& off) {
+    kernels::QOperand qa;
+    qa.data = pa0 + off[0] * m * k;
+    qa.is_signed = a.dtype() == DatumType::I8;
+    qa.stride_lane = k;
+    qa.stride_k = 1;
+    qa.zp = &za;
+    kernels::QOperand qb;
+    qb.data = pb0 + off[1] * k * n;
+    qb.is_signed = b.dtype() == DatumType::I8;
+    qb.stride_lane = 1;
+    qb.stride_k = n;
+    qb.zp = &zb;
+    kernels::qpack(kern, true, qa, m, k, ap);
+    kernels::qpack(kern, false, qb, n, k, bp);
+    kernels::qmmm(kern, m, n, k, ap, bp, ep, py0 + bi * m * n, n);
+  });
+}
+
 }  // namespace
 
 void QLinearMatMul::eval(EvalContext& ctx, const TensorRefs& inputs) const {
@@ -95,6 +157,25 @@ void QLinearMatMul::eval(EvalContext& ctx, const TensorRefs& inputs) const {
   if (is_float8(inputs[0]->dtype()) || is_float8(inputs[3]->dtype()) ||
       is_float8(inputs[7]->dtype()))
     return float8_qlinear_matmul(ctx, inputs);
+  {
+    const Tensor &a = *inputs[0], &b = *inputs[3];
+    bool fast = is_q8(a.dtype()) && is_q8(b.dtype()) && is_q8(inputs[7]->dtype()) &&
+                a.rank() >= 2 && b.rank() >= 2 && a.dim(a.rank() - 1) == b.dim(b.rank() - 2);
+    for (size_t i : {1, 4, 6})
+      fast = fast && inputs[i]->dtype() == DatumType::F32 && inputs[i]->numel() == 1;
+    for (size_t i : {2, 5, 7}) fast = fast && inputs[i]->numel() == 1;
+    if (fast) {
+      const int64_t m = a.dim(a.rank() - 2), k = a.dim(a.rank() - 1), n = b.dim(b.rank() - 1);
+      const Shape a_batch(a.shape().begin(), a.shape().end() - 2),
+          b_batch(b.shape().begin(), b.shape().end() - 2);
+      const Shape batch = broadcast_shapes({a_batch, b_batch});
+      Shape out = batch;
+      out.push_back(m);
+      out.push_back(n);
+      qlinear_matmul_q8(ctx, inputs, out, batch, m, k, n);
+      return;
+    }
+  }
   std::vector<float> as = quant::to_f32(*inputs[1], name());
   std::vector<float> bs = quant::to_f32(*inputs[4], name());
   std::vector<float> ys = quant::to_f32(*inputs[6], name());

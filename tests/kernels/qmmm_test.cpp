@@ -12,6 +12,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <iterator>
 #include <random>
 #include <vector>
 
@@ -225,8 +226,9 @@ TEST(Qmmm, DefaultKernelFollowsActiveIsa) {
 
 namespace {
 
-// The depthwise plane and the row epilogue of every kernel against direct loops: odd planes,
-// strides 1 to 3, dilation, asymmetric padding, u8 and s8 inputs. Integer sums: exact.
+// The depthwise plane of every kernel against direct loops: odd and random planes, kernels,
+// strides 1 to 3, dilation, asymmetric padding, u8 and s8 inputs. Integer sums: exact; the
+// requantized u8 / i8 planes: exactly the scalar epilogue of those sums.
 TEST(QDepthwise, EveryKernelMatchesDirectLoops) {
   std::mt19937 rng(7);
   struct Case {
@@ -240,9 +242,8 @@ TEST(QDepthwise, EveryKernelMatchesDirectLoops) {
       {9, 13, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2},
       {1, 40, 1, 7, 1, 1, 1, 1, 0, 3, 0, 3},
       {2, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
-      // Long rows (the vectorized interior of the row kernels: 3x3 strides 1 and 2, dilated),
-      // a 17-tap kernel (the tap-by-tap fallback), 2x2 with stride 2 along rows only, and a
-      // plane smaller than its kernel (no interior at all).
+      // Long rows (many vectors per row: 3x3 strides 1 and 2, dilated), a 17-tap kernel, 2x2
+      // with stride 2 along rows only, and a plane smaller than its kernel (all padding).
       {6, 112, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
       {5, 113, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1},
       {7, 37, 3, 3, 2, 2, 2, 2, 2, 2, 2, 2},
@@ -250,12 +251,30 @@ TEST(QDepthwise, EveryKernelMatchesDirectLoops) {
       {4, 9, 2, 2, 1, 2, 1, 1, 0, 1, 1, 0},
       {2, 2, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2},
       {9, 50, 3, 5, 1, 3, 1, 1, 1, 2, 1, 2}};
+  // Random geometries: odd and tiny planes (rows shorter than one vector, 7 and 14 wide as
+  // mobilenet's last stages), kernels 1 to 7 wide, strides 1 to 3, dilations, uneven padding.
+  std::vector<Case> all(std::begin(cases), std::end(cases));
+  all.push_back({7, 7, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1});
+  all.push_back({14, 14, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1});
+  all.push_back({28, 28, 3, 3, 2, 2, 1, 1, 0, 0, 1, 1});
+  all.push_back({1, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1});
+  all.push_back({1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0});
+  std::uniform_int_distribution<int> dim(1, 40), ks(1, 7), st(1, 3), dl(1, 2), pd(0, 3);
+  while (all.size() < std::size(cases) + 5 + 40) {
+    Case c{dim(rng), dim(rng), ks(rng), ks(rng), st(rng), st(rng),
+           dl(rng),  dl(rng),  pd(rng), pd(rng), pd(rng), pd(rng)};
+    if (c.h + c.pt + c.pb < c.dh * (c.kh - 1) + 1 || c.w + c.pl + c.pr < c.dw * (c.kw - 1) + 1)
+      continue;
+    all.push_back(c);
+  }
   std::uniform_int_distribution<int> byte(0, 255), wd(-255, 255);
   for (const QMicroKernel* kern : kiln::kernels::supported_q_kernels()) {
-    for (const Case& c : cases) {
+    for (const Case& c : all) {
       for (bool is_signed : {false, true}) {
-        SCOPED_TRACE(testing::Message() << kern->name << " " << c.h << "x" << c.w << " k" << c.kh
-                                        << " s" << c.sh << " signed " << is_signed);
+        SCOPED_TRACE(testing::Message()
+                     << kern->name << " " << c.h << "x" << c.w << " k" << c.kh << "x" << c.kw
+                     << " s" << c.sh << "," << c.sw << " d" << c.dh << "," << c.dw << " p" << c.pt
+                     << "," << c.pl << "," << c.pb << "," << c.pr << " signed " << is_signed);
         kiln::kernels::QDepthwisePlane g{c.h,
                                          c.w,
                                          (c.h + c.pt + c.pb - c.dh * (c.kh - 1) - 1) / c.sh + 1,
@@ -274,7 +293,20 @@ TEST(QDepthwise, EveryKernelMatchesDirectLoops) {
         for (auto& v : wt) v = wd(rng);
         const int32_t zx = is_signed ? -5 : 131;
         std::vector<int32_t> got(static_cast<size_t>(g.oh * g.ow) + 1, 0x5555);
-        kern->depthwise(g, x.data(), is_signed, zx, wt.data(), got.data());
+        std::vector<int64_t> scratch(kiln::kernels::qdepthwise_scratch_bytes(g) / 8 + 1);
+        std::vector<int32_t> acc(static_cast<size_t>(g.oh * g.ow));
+        const int64_t n = g.oh * g.ow;
+        Epilogue sums;
+        sums.output = OutputType::I32;
+        // First another plane of the same geometry, then x reusing its padded copy's border.
+        std::vector<uint8_t> other(x.size());
+        for (auto& v : other) v = static_cast<uint8_t>(byte(rng));
+        kern->depthwise(g, other.data(), is_signed, zx, wt.data(),
+                        kiln::kernels::qtile_args(sums, got.data(), n, 0, 0), acc.data(),
+                        scratch.data(), false);
+        kern->depthwise(g, x.data(), is_signed, zx, wt.data(),
+                        kiln::kernels::qtile_args(sums, got.data(), n, 0, 0), acc.data(),
+                        scratch.data(), true);
         ASSERT_EQ(got.back(), 0x5555) << "wrote past the plane";
         for (int64_t oy = 0; oy < g.oh; oy++) {
           for (int64_t ox = 0; ox < g.ow; ox++) {
@@ -290,23 +322,34 @@ TEST(QDepthwise, EveryKernelMatchesDirectLoops) {
             ASSERT_EQ(got[static_cast<size_t>(oy * g.ow + ox)], want) << oy << "," << ox;
           }
         }
-        // The row epilogue on the plane: as the scalar one, element by element.
-        std::vector<float> scale = {0.013f};
-        std::vector<int32_t> offset = {77};
-        Epilogue ep;
-        ep.output = OutputType::U8;
-        ep.out_zero_point = 3;
-        ep.row_scale = scale.data();
-        ep.row_offset = offset.data();
-        ep.min = 0;
-        const int64_t n = g.oh * g.ow;
-        std::vector<uint8_t> row(static_cast<size_t>(n)), one(static_cast<size_t>(n));
-        kern->row(got.data(), n, kiln::kernels::qtile_args(ep, row.data(), n, 0, 0));
-        const auto t = kiln::kernels::qtile_args(ep, one.data(), n, 0, 0);
-        for (int64_t j = 0; j < n; j++)
-          kiln::kernels::qstore_one(got[static_cast<size_t>(j)], t, 0, static_cast<int>(j));
-        for (int64_t j = 0; j < n; j++)
-          ASSERT_LE(std::abs(row[static_cast<size_t>(j)] - one[static_cast<size_t>(j)]), 1) << j;
+        // Requantized in the kernel (u8 and i8, with and without a clamp): as the scalar
+        // epilogue of the sums, element by element, exactly (no add to contract into an FMA).
+        for (OutputType out : {OutputType::U8, OutputType::I8}) {
+          for (bool clamp : {false, true}) {
+            std::vector<float> scale = {0.013f};
+            std::vector<int32_t> offset = {77};
+            Epilogue ep;
+            ep.output = out;
+            ep.out_zero_point = out == OutputType::U8 ? 3 : -7;
+            ep.row_scale = scale.data();
+            ep.row_offset = offset.data();
+            if (clamp) {
+              ep.min = -20;
+              ep.max = 90;
+            }
+            std::vector<uint8_t> q(static_cast<size_t>(n) + 1, 0x55), one(static_cast<size_t>(n));
+            kern->depthwise(g, x.data(), is_signed, zx, wt.data(),
+                            kiln::kernels::qtile_args(ep, q.data(), n, 0, 0), acc.data(),
+                            scratch.data(), clamp);
+            ASSERT_EQ(q.back(), 0x55) << "wrote past the plane";
+            const auto t = kiln::kernels::qtile_args(ep, one.data(), n, 0, 0);
+            for (int64_t j = 0; j < n; j++)
+              kiln::kernels::qstore_one(got[static_cast<size_t>(j)], t, 0, static_cast<int>(j));
+            for (int64_t j = 0; j < n; j++)
+              ASSERT_EQ(q[static_cast<size_t>(j)], one[static_cast<size_t>(j)])
+                  << j << " clamp " << clamp;
+          }
+        }
       }
     }
   }

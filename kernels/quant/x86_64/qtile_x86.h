@@ -9,10 +9,42 @@
 
 #include <immintrin.h>
 
+#include <cstring>
+
 #include "kernels/quant/qtile_impl.h"
 
 namespace kiln::kernels {
 namespace {
+
+// A partial tile (rows x cols of MR x NV * W): the vector epilogue on the whole tile, with the
+// row and column parameters copied into zero-padded arrays (so nothing past the real rows and
+// columns is read), into a local tile, whose top-left rows x cols go to C.
+template <class S, int MR, int NV>
+[[gnu::noinline]] void q_edge_x86(typename S::VI (&acc)[MR][NV], const QTileArgs& t, int rows,
+                                  int cols) {
+  constexpr int NR = NV * S::W;
+  alignas(64) float rs[MR], rb[MR], cs[NR], cb[NR];
+  alignas(64) int32_t ro[MR], co[NR];
+  QTileArgs q = t;
+  auto pad = [](auto* dst, const auto* src, int n, int len) {
+    for (int i = 0; i < len; i++) dst[i] = i < n ? src[i] : 0;
+    return dst;
+  };
+  if (t.row_scale) q.row_scale = pad(rs, t.row_scale, rows, MR);
+  if (t.row_bias) q.row_bias = pad(rb, t.row_bias, rows, MR);
+  if (t.row_offset) q.row_offset = pad(ro, t.row_offset, rows, MR);
+  if (t.col_scale) q.col_scale = pad(cs, t.col_scale, cols, NR);
+  if (t.col_bias) q.col_bias = pad(cb, t.col_bias, cols, NR);
+  if (t.col_offset) q.col_offset = pad(co, t.col_offset, cols, NR);
+  const size_t size = t.output == OutputType::U8 || t.output == OutputType::I8 ? 1 : 4;
+  alignas(64) unsigned char out[MR * NR * 4];
+  q.c = out;
+  q.ldc = NR;
+  q_epilogue<S, MR, NV>(acc, q);
+  for (int i = 0; i < rows; i++)
+    std::memcpy(static_cast<char*>(t.c) + static_cast<size_t>(i * t.ldc) * size,
+                out + static_cast<size_t>(i * NR) * size, static_cast<size_t>(cols) * size);
+}
 
 template <class S, int MR, int NV, class Dot>
 inline void q_tile_x86(int64_t kg, const int32_t* __restrict a, const int32_t* __restrict b,
@@ -42,13 +74,7 @@ inline void q_tile_x86(int64_t kg, const int32_t* __restrict a, const int32_t* _
     q_epilogue<S, MR, NV>(acc, t);
     return;
   }
-  alignas(64) int32_t buf[MR * NV * W];
-#pragma GCC unroll 16
-  for (int i = 0; i < MR; i++) {
-#pragma GCC unroll 4
-    for (int j = 0; j < NV; j++) S::storei(buf + i * NV * W + j * W, acc[i][j]);
-  }
-  q_store_edge<MR, NV * W>(buf, t, rows, cols);
+  q_edge_x86<S, MR, NV>(acc, t, rows, cols);
 }
 
 }  // namespace

@@ -1,0 +1,308 @@
+// The int8 depthwise channel plane (QDepthwiseFn, kernels/quant/qmmm.h), written once in GCC
+// vector extensions over W i32 lanes and compiled by each ISA's file (anonymous namespace, see
+// kernels/mmm/x86_64/tile_simd.h): W = 16 on AVX-512, 8 on AVX2, 4 for generic and NEON.
+//
+// The plane is first copied into the caller's scratch, padded with the zero point on every side
+// (the border written once for the channels of one call: `reuse`) and split into `stride_w`
+// column phases (phase q of padded row r holds its columns q, q + s,
+// q + 2s, ...), each phase row long enough for whole vectors of outputs. Then every output is
+// the same sum over the taps, with no edge cases and no scalar tails: a tap (ky, kx) of output
+// column ox reads phase (kx * dil_w) % s at column ox + (kx * dil_w) / s, so the W outputs of a
+// vector read W contiguous bytes per tap (widened to i32, multiplied by the tap's weight, added).
+// 8-bit outputs are requantized as each vector is summed (QDwRequant).
+// Taps in the padding read the zero point z, so sum (x - z) * w = sum x * w - z * sum w over
+// all taps. A row's last vector computes lanes past the row: it stores them whole (the next
+// row's sums overwrite them) unless the store would leave the plane, where it stores its lanes
+// one by one. Integer sums: every ISA gives the same bits.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+#include "kernels/quant/qtile_impl.h"
+
+#if defined(__AVX512F__)
+// GCC 12 warns about the self-initialized placeholders (_mm512_undefined_epi32/_ps) that the
+// widening and converting intrinsics use (GCC bug 105593, fixed in GCC 13).
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#endif
+#if defined(__AVX2__) || defined(__AVX512F__)
+#include <immintrin.h>
+#endif
+
+namespace kiln::kernels {
+namespace {
+
+template <class T, int W>
+struct QDwVec {
+  typedef int32_t vi __attribute__((vector_size(W * 4)));
+};
+
+// W bytes at p widened to i32 lanes (x86: one VPMOVZXBD / VPMOVSXBD from memory; GCC 12 lowers
+// __builtin_convertvector of bytes through general registers, byte by byte).
+template <class T, int W>
+[[gnu::always_inline]] inline typename QDwVec<T, W>::vi q_dw_widen(const T* p) {
+  using VI = typename QDwVec<T, W>::vi;
+#if defined(__AVX512F__) || defined(__AVX2__)
+  constexpr bool kSigned = static_cast<T>(-1) < T{0};
+#endif
+#if defined(__AVX512F__)
+  if constexpr (W == 16) {
+    const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    return reinterpret_cast<VI>(kSigned ? _mm512_cvtepi8_epi32(b) : _mm512_cvtepu8_epi32(b));
+  }
+#endif
+#if defined(__AVX2__)
+  if constexpr (W == 8) {
+    const __m128i b = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(p));
+    return reinterpret_cast<VI>(kSigned ? _mm256_cvtepi8_epi32(b) : _mm256_cvtepu8_epi32(b));
+  }
+#endif
+  VI v;
+#pragma GCC unroll 16
+  for (int i = 0; i < W; i++) v[i] = p[i];
+  return v;
+}
+
+// The padded, phase-split copy of a plane for vectors of W outputs.
+struct QDwLayout {
+  int64_t s;   // phases (stride along the row)
+  int64_t nv;  // output vectors per row
+  int64_t lp;  // bytes per phase row
+  int64_t hp;  // padded rows
+};
+
+template <int W>
+inline QDwLayout q_dw_layout(const QDepthwisePlane& g) {
+  QDwLayout l{};
+  l.s = std::max<int64_t>(g.stride_w, 1);
+  l.nv = (g.ow + W - 1) / W;
+  l.lp = l.nv * W + ((g.kw - 1) * g.dil_w) / l.s + 1;
+  l.hp = std::max<int64_t>((g.oh - 1) * g.stride_h + (g.kh - 1) * g.dil_h + 1, 1);
+  return l;
+}
+
+// Bytes of scratch the plane takes: the taps' offsets, then the phase rows and one whole padded
+// row (the split's source).
+template <int W>
+inline size_t q_dw_scratch_bytes(const QDepthwisePlane& g) {
+  const QDwLayout l = q_dw_layout<W>(g);
+  return static_cast<size_t>(g.kh * g.kw * 8 + (l.hp + 1) * l.s * l.lp);
+}
+
+// even[j] = src[2j], odd[j] = src[2j + 1] for j < n (bytes).
+inline void q_dw_split2(const uint8_t* __restrict src, uint8_t* __restrict even,
+                        uint8_t* __restrict odd, int64_t n) {
+  int64_t j = 0;
+#if defined(__AVX512BW__)
+  for (; j + 32 <= n; j += 32) {
+    const __m512i v = _mm512_loadu_si512(src + 2 * j);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(even + j), _mm512_cvtepi16_epi8(v));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(odd + j),
+                        _mm512_cvtepi16_epi8(_mm512_srli_epi16(v, 8)));
+  }
+#elif defined(__AVX2__)
+  const __m256i m = _mm256_set1_epi16(0xff);
+  for (; j + 32 <= n; j += 32) {
+    const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + 2 * j));
+    const __m256i b = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + 2 * j + 32));
+    const __m256i e = _mm256_packus_epi16(_mm256_and_si256(a, m), _mm256_and_si256(b, m));
+    const __m256i o = _mm256_packus_epi16(_mm256_srli_epi16(a, 8), _mm256_srli_epi16(b, 8));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(even + j), _mm256_permute4x64_epi64(e, 0xd8));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(odd + j), _mm256_permute4x64_epi64(o, 0xd8));
+  }
+#endif
+  for (; j < n; j++) {
+    even[j] = src[2 * j];
+    odd[j] = src[2 * j + 1];
+  }
+}
+
+// The padded copy of plane x. `reuse`: buf already holds the padded copy of a plane of the same
+// geometry and zero point (the previous channel's), so only the input's own bytes are written:
+// the zero-point border, the rows outside the input and the tap offsets stay.
+template <class T>
+void q_dw_pad(const QDepthwisePlane& g, const QDwLayout& l, const T* __restrict x, T z,
+              T* __restrict buf, bool reuse) {
+  const int64_t len = l.s * l.lp;  // a padded row
+  T* tmp = buf + l.hp * len;
+  if (!reuse) std::fill(buf, tmp + len, z);
+  const int64_t a = std::min(g.pad_left, len);
+  const int64_t n = std::clamp<int64_t>(len - a, 0, g.w);
+  const int64_t r0 = std::max<int64_t>(g.pad_top, 0);
+  const int64_t r1 = std::min<int64_t>(g.pad_top + g.h, l.hp);
+  for (int64_t r = r0; r < r1; r++) {
+    const int64_t iy = r - g.pad_top;
+    T* dst = l.s == 1 ? buf + r * len : tmp;
+    std::memcpy(dst + a, x + iy * g.w, static_cast<size_t>(n) * sizeof(T));
+    if (l.s == 1) continue;
+    if (l.s == 2) {
+      T* ph = buf + r * 2 * l.lp;
+      q_dw_split2(reinterpret_cast<const uint8_t*>(tmp), reinterpret_cast<uint8_t*>(ph),
+                  reinterpret_cast<uint8_t*>(ph + l.lp), l.lp);
+      continue;
+    }
+    for (int64_t q = 0; q < l.s; q++) {
+      T* ph = buf + (r * l.s + q) * l.lp;
+      for (int64_t j = 0; j < l.lp; j++) ph[j] = tmp[j * l.s + q];
+    }
+  }
+}
+
+// The sums of every output row: NT taps (0: g.kh * g.kw at run time) at offsets off[] from the
+// output row's first phase row, weights wt, constant c = -z * sum(wt); each vector goes to
+// sink(at, sums, n): the outputs [at, at + n) of the plane (n = W, or fewer at the plane's end).
+template <class T, int W, int NT, class Sink>
+void q_dw_rows(const QDepthwisePlane& g, const QDwLayout& l, const T* __restrict buf,
+               const int64_t* __restrict off, const int32_t* __restrict wt, int32_t c,
+               Sink&& sink) {
+  using VI = typename QDwVec<T, W>::vi;
+  constexpr int kMaxHeld = NT > 0 ? NT : 1;
+  const int64_t nt = NT > 0 ? NT : g.kh * g.kw;
+  VI wv[kMaxHeld];
+  int64_t o[kMaxHeld];
+  if constexpr (NT > 0) {
+#pragma GCC unroll 25
+    for (int t = 0; t < NT; t++) {
+      wv[t] = VI{} + wt[t];
+      o[t] = off[t];
+    }
+  }
+  const int64_t plane = g.oh * g.ow;
+  for (int64_t oy = 0; oy < g.oh; oy++) {
+    const T* base = buf + oy * g.stride_h * l.s * l.lp;
+    for (int64_t v = 0; v < l.nv; v++) {
+      const int64_t ox = v * W;
+      const T* p = base + ox;
+      VI a = VI{} + c;
+      if constexpr (NT > 0) {
+#pragma GCC unroll 25
+        for (int t = 0; t < NT; t++) {
+          a += q_dw_widen<T, W>(p + o[t]) * wv[t];
+        }
+      } else {
+        for (int64_t t = 0; t < nt; t++) {
+          a += q_dw_widen<T, W>(p + off[t]) * (VI{} + wt[t]);
+        }
+      }
+      const int64_t at = oy * g.ow + ox;
+      sink(at, a, at + W <= plane ? W : g.ow - ox);
+    }
+  }
+}
+
+// The plane's sums through `sink` (see q_dw_rows).
+template <class T, int W, class Sink>
+void q_dw_plane_t(const QDepthwisePlane& g, const T* x, int32_t zx, const int32_t* wt,
+                  void* scratch, bool reuse, Sink&& sink) {
+  const QDwLayout l = q_dw_layout<W>(g);
+  const int64_t nt = g.kh * g.kw;
+  int64_t* off = static_cast<int64_t*>(scratch);
+  T* buf = reinterpret_cast<T*>(off + nt);
+  q_dw_pad<T>(g, l, x, static_cast<T>(zx), buf, reuse);
+  if (!reuse) {
+    for (int64_t ky = 0; ky < g.kh; ky++)
+      for (int64_t kx = 0; kx < g.kw; kx++) {
+        const int64_t d = kx * g.dil_w;
+        off[ky * g.kw + kx] = (ky * g.dil_h * l.s + d % l.s) * l.lp + d / l.s;
+      }
+  }
+  int64_t wsum = 0;
+  for (int64_t t = 0; t < nt; t++) wsum += wt[t];
+  const int32_t c = static_cast<int32_t>(-zx * wsum);
+  if (nt == 9)
+    q_dw_rows<T, W, 9>(g, l, buf, off, wt, c, sink);
+  else if (nt == 25)
+    q_dw_rows<T, W, 25>(g, l, buf, off, wt, c, sink);
+  else
+    q_dw_rows<T, W, 0>(g, l, buf, off, wt, c, sink);
+}
+
+// The requantizing epilogue of a depthwise plane, its parameters read once: the channel's i32
+// offset (stage 0) and float multiplier, the clamp, the output range. The same operations in the
+// same order as q_epilogue's with one row (offset, convert, multiply, clamp, requantizing store)
+// for the epilogues a depthwise conv has (no bias, residual, accumulate or LeakyRelu: see
+// q_dw_fast_epilogue).
+template <class S, bool Signed>
+struct QDwRequant {
+  typename S::VI off;
+  typename S::V scale, min, max;
+  bool has_scale, clamp;
+  float lo, hi;
+  int32_t zp;
+  explicit QDwRequant(const QTileArgs& t) {
+    off = S::set1i(t.row_offset ? t.row_offset[0] : 0);
+    has_scale = t.row_scale != nullptr;
+    scale = S::set1(has_scale ? t.row_scale[0] : 1.0f);
+    clamp = t.clamp;
+    min = S::set1(t.min);
+    max = S::set1(t.max);
+    lo = static_cast<float>((Signed ? -128 : 0) - t.zero_point);
+    hi = static_cast<float>((Signed ? 127 : 255) - t.zero_point);
+    zp = t.zero_point;
+  }
+  // Stores the first n of the W requantized sums at dst.
+  template <class VI>
+  [[gnu::always_inline]] void store(VI a, void* dst, int64_t n) const {
+    using Out = std::conditional_t<Signed, int8_t, uint8_t>;
+    typename S::V v = S::cvt(S::addi(reinterpret_cast<typename S::VI>(a), off));
+    if (has_scale) v = S::mul(v, scale);
+    if (clamp) v = S::min_keep(S::max_keep(v, min), max);
+    if (n == S::W) {
+      S::template store_q<Signed>(static_cast<Out*>(dst), v, lo, hi, zp);
+    } else {
+      Out tmp[S::W];
+      S::template store_q<Signed>(tmp, v, lo, hi, zp);
+      for (int64_t i = 0; i < n; i++) static_cast<Out*>(dst)[i] = tmp[i];
+    }
+  }
+};
+
+// Whether the epilogue is one QDwRequant computes: 8-bit output, stage 0 by row offset, row
+// scale and clamp only.
+inline bool q_dw_fast_epilogue(const QTileArgs& t) {
+  return (t.output == OutputType::U8 || t.output == OutputType::I8) && !t.col_scale &&
+         !t.row_bias && !t.col_bias && !t.col_offset;
+}
+
+// A depthwise plane (QDepthwiseFn) over W-lane vectors. S: the ISA's int8 lane traits; when
+// they are W lanes wide, 8-bit outputs are requantized as each vector is summed; otherwise (and
+// for f32 / i32 outputs) the sums go to `acc` and the row epilogue q_row<S> stores them.
+template <int W, class S>
+void q_depthwise_vec(const QDepthwisePlane& g, const void* x, bool x_signed, int32_t zx,
+                     const int32_t* wt, const QTileArgs& t, int32_t* acc, void* scratch,
+                     bool reuse) {
+  if (g.oh <= 0 || g.ow <= 0) return;
+  auto run = [&](auto&& sink) {
+    if (x_signed)
+      q_dw_plane_t<int8_t, W>(g, static_cast<const int8_t*>(x), zx, wt, scratch, reuse, sink);
+    else
+      q_dw_plane_t<uint8_t, W>(g, static_cast<const uint8_t*>(x), zx, wt, scratch, reuse, sink);
+  };
+  if constexpr (S::W == W) {
+    if (q_dw_fast_epilogue(t)) {
+      char* out = static_cast<char*>(t.c);
+      if (t.output == OutputType::U8) {
+        const QDwRequant<S, false> rq(t);
+        run([&](int64_t at, auto a, int64_t n) { rq.store(a, out + at, n); });
+      } else {
+        const QDwRequant<S, true> rq(t);
+        run([&](int64_t at, auto a, int64_t n) { rq.store(a, out + at, n); });
+      }
+      return;
+    }
+  }
+  run([&](int64_t at, auto a, int64_t n) {
+    if (n == W)
+      std::memcpy(acc + at, &a, sizeof(a));
+    else
+      for (int64_t i = 0; i < n; i++) acc[at + i] = a[i];
+  });
+  q_row<S>(acc, g.oh * g.ow, t);
+}
+
+}  // namespace
+}  // namespace kiln::kernels
