@@ -26,8 +26,14 @@ add_custom_command(OUTPUT ${_kiln_merged}
 add_custom_target(kiln_archive ALL DEPENDS ${_kiln_merged})
 
 # What a program linking libkiln.a also needs (Debian's shared libraries).
-set(KILN_STATIC_DEPS "onnx_proto;protobuf;archive;re2;spdlog;fmt")
-set(KILN_PC_LIBS_PRIVATE "-lonnx_proto -lprotobuf -larchive -lre2 -lspdlog -lfmt -lstdc++ -lm -lpthread")
+set(KILN_STATIC_DEPS "onnx_proto;protobuf;archive;re2;${KILN_IMAGE_LIBS};spdlog;fmt")
+list(REMOVE_ITEM KILN_STATIC_DEPS "")
+set(_kiln_image_flags "")
+foreach(_lib ${KILN_IMAGE_LIBS})
+  string(APPEND _kiln_image_flags " -l${_lib}")
+endforeach()
+set(KILN_PC_LIBS_PRIVATE
+    "-lonnx_proto -lprotobuf -larchive -lre2${_kiln_image_flags} -lspdlog -lfmt -lstdc++ -lm -lpthread")
 if(KILN_BUILD_SHARED)
   set(KILN_PC_LIBS "")
 else()

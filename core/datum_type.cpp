@@ -5,6 +5,7 @@
 #include <string>
 
 #include "base/error.h"
+#include "core/map_value.h"
 #include "core/sequence.h"
 
 namespace kiln {
@@ -44,6 +45,8 @@ size_t size_of(DatumType dt) {
       return sizeof(SequenceValue);
     case DatumType::Optional:
       return sizeof(OptionalValue);
+    case DatumType::Map:
+      return sizeof(MapValue);
   }
   return 1;
 }
@@ -102,6 +105,8 @@ std::string_view name_of(DatumType dt) {
       return "i2";
     case DatumType::U2:
       return "u2";
+    case DatumType::Map:
+      return "map";
   }
   return "?";
 }

@@ -27,7 +27,8 @@ enum class DatumType : uint8_t {
   U64,
   Bool,
   String,
-  // Not tensors of numbers: one SequenceValue / OptionalValue per element (core/sequence.h).
+  // Not tensors of numbers: one SequenceValue / OptionalValue per element (core/sequence.h),
+  // one MapValue per element (core/map_value.h).
   Sequence,
   Optional,
   // Narrow types (core/narrow_types.h), one byte per element in memory; data movement,
@@ -42,6 +43,7 @@ enum class DatumType : uint8_t {
   U4,
   I2,
   U2,
+  Map,  // ONNX map(K, V): a MapValue per element (core/map_value.h)
 };
 
 // Bytes per element (String: sizeof(std::string), strings live in their own storage).
@@ -65,11 +67,11 @@ inline bool is_integer(DatumType dt) {
 // Types arithmetic ops take (narrow types are not).
 inline bool is_numeric(DatumType dt) {
   return dt != DatumType::String && dt != DatumType::Bool && dt != DatumType::Sequence &&
-         dt != DatumType::Optional && !is_narrow(dt);
+         dt != DatumType::Optional && dt != DatumType::Map && !is_narrow(dt);
 }
-// Sequence and Optional: values that are not arrays of scalars.
+// Sequence, Optional and Map: values that are not arrays of scalars.
 inline bool is_container(DatumType dt) {
-  return dt == DatumType::Sequence || dt == DatumType::Optional;
+  return dt == DatumType::Sequence || dt == DatumType::Optional || dt == DatumType::Map;
 }
 // Element types stored as C++ objects (constructed and destroyed in place).
 inline bool is_object(DatumType dt) {
@@ -175,6 +177,7 @@ decltype(auto) dispatch_any(DatumType dt, F&& f) {
       return f(TypeTag<u2>{});
     case DatumType::Sequence:
     case DatumType::Optional:
+    case DatumType::Map:
       break;
   }
   throw_not_pod(dt);

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "base/error.h"
+#include "core/map_value.h"
 #include "core/sequence.h"
 
 namespace kiln {
@@ -132,6 +133,7 @@ std::optional<std::vector<int64_t>> Fact::known_i64_values() const {
 }
 
 std::string Fact::to_string() const {
+  if (dt == DatumType::Map && element) return map_type_name(key_dt, element->dt);
   if (is_container(dt) && element)
     return fmt::format("{}({})", dt == DatumType::Sequence ? "seq" : "optional",
                        element->to_string());
@@ -148,6 +150,7 @@ std::string Fact::to_string() const {
 
 bool Fact::same_type_and_shape(const Fact& other) const {
   if (dt != other.dt || shape != other.shape || rank_known != other.rank_known) return false;
+  if (dt == DatumType::Map && key_dt != other.key_dt) return false;
   if (element && other.element) return element->same_type_and_shape(*other.element);
   return !element && !other.element;
 }

@@ -20,8 +20,10 @@ struct Fact {
   std::vector<Dim> shape;
   std::shared_ptr<const Tensor> value;         // set when the tensor is a known constant
   std::optional<std::vector<Dim>> dims_value;  // rank 0/1 integer tensors: values as dims
-  // Sequence / Optional values (core/sequence.h): what every item / the contained value is.
+  // Sequence / Optional values (core/sequence.h): what every item / the contained value is;
+  // Map values (core/map_value.h): the values' type (a fact of rank 0), keys being `key_dt`.
   std::shared_ptr<const Fact> element;
+  DatumType key_dt = DatumType::I64;  // Map values only: i64 or string
   // False when nothing is known of the shape, not even the rank (then `shape` is empty): only
   // for sequence items whose ranks differ or are not declared.
   bool rank_known = true;

@@ -1,4 +1,5 @@
 #include "core/sequence.h"
+#include "core/map_value.h"
 
 #include <fmt/format.h>
 
@@ -74,6 +75,11 @@ const Fact& element_fact(const Fact& container, DatumType kind, const std::strin
 
 Fact generalize_facts(const Fact& a, const Fact& b, const std::string& what) {
   KILN_ENSURE(a.dt == b.dt, "{}: type {} vs {}", what, name_of(a.dt), name_of(b.dt));
+  if (a.dt == DatumType::Map) {
+    KILN_ENSURE(a.element && b.element && a.key_dt == b.key_dt && a.element->dt == b.element->dt,
+                "{}: {} vs {}", what, a.to_string(), b.to_string());
+    return map_fact(a.key_dt, a.element->dt);
+  }
   if (is_container(a.dt)) {
     KILN_ENSURE(a.element && b.element, "{}: {} without element type", what, name_of(a.dt));
     Fact e = generalize_facts(*a.element, *b.element, what);
@@ -94,6 +100,10 @@ bool fact_admits(const Fact& fact, const Tensor& value) {
       if (!fact_admits(*fact.element, item)) return false;
     return true;
   }
+  if (is_map(value)) {
+    const auto& m = map_of(value, "map");
+    return !fact.element || (fact.key_dt == m.key_dt && fact.element->dt == m.value_dt);
+  }
   if (is_optional(value)) {
     const auto& opt = optional_of(value, "optional");
     return !fact.element || !opt.has_value() || fact_admits(*fact.element, opt.value);
@@ -106,6 +116,10 @@ bool fact_admits(const Fact& fact, const Tensor& value) {
 }
 
 Fact fact_of_value(const Tensor& value) {
+  if (is_map(value)) {
+    const auto& m = map_of(value, "map");
+    return map_fact(m.key_dt, m.value_dt);
+  }
   if (is_sequence(value)) {
     const auto& seq = sequence_of(value, "sequence");
     if (seq.items.empty()) return sequence_fact(unknown_shape_fact(seq.elem_dt));

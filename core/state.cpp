@@ -321,15 +321,14 @@ void State::lay_out() {
           std::max(group_last[static_cast<size_t>(root)], v.last);
     }
   }
-  // A node that makes a sequence or an optional may keep its inputs as items, past their
+  // A node that makes a sequence, an optional or a map may keep its inputs as items, past their
   // lifetime: those inputs (their buffers) stay out of the arena.
   const Graph& g = plan_->graph();
   std::vector<char> captured(values_info_.size(), 0);
   for (int id : order_without_consts_) {
     const Node& n = g.node(id);
     bool makes_objects = false;
-    for (const Fact& f : n.outputs)
-      makes_objects = makes_objects || f.dt == DatumType::Sequence || f.dt == DatumType::Optional;
+    for (const Fact& f : n.outputs) makes_objects = makes_objects || is_container(f.dt);
     if (!makes_objects) continue;
     for (const Outlet& in : n.inputs)
       if (in.present()) captured[static_cast<size_t>(values_info_[value_index(in)].root)] = 1;

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <new>
 
+#include "core/map_value.h"
 #include "core/run_limits.h"
 #include "core/sequence.h"
 
@@ -70,6 +71,9 @@ Storage::Storage(DatumType dt, size_t count) : dt_(dt), count_(count) {
   } else if (dt == DatumType::Optional) {
     auto* s = static_cast<OptionalValue*>(data_);
     for (size_t i = 0; i < count; i++) new (s + i) OptionalValue();
+  } else if (dt == DatumType::Map) {
+    auto* s = static_cast<MapValue*>(data_);
+    for (size_t i = 0; i < count; i++) new (s + i) MapValue();
   } else {
     std::memset(data_, 0, alloc);
   }
@@ -85,6 +89,9 @@ Storage::~Storage() {
   } else if (dt_ == DatumType::Optional) {
     auto* s = static_cast<OptionalValue*>(data_);
     for (size_t i = 0; i < count_; i++) s[i].~OptionalValue();
+  } else if (dt_ == DatumType::Map) {
+    auto* s = static_cast<MapValue*>(data_);
+    for (size_t i = 0; i < count_; i++) s[i].~MapValue();
   }
   std::free(data_);
   size_t alloc = (bytes_ + kTensorAlignment - 1) / kTensorAlignment * kTensorAlignment;
@@ -159,6 +166,8 @@ Tensor Tensor::clone() const {
     for (int64_t i = 0; i < numel_; i++) t.data<SequenceValue>()[i] = data<SequenceValue>()[i];
   } else if (dt_ == DatumType::Optional) {
     for (int64_t i = 0; i < numel_; i++) t.data<OptionalValue>()[i] = data<OptionalValue>()[i];
+  } else if (dt_ == DatumType::Map) {
+    for (int64_t i = 0; i < numel_; i++) t.data<MapValue>()[i] = data<MapValue>()[i];
   } else if (numel_ > 0) {
     std::memcpy(t.data_ptr(), data_ptr(), nbytes());
   }
@@ -273,6 +282,16 @@ bool Tensor::equals(const Tensor& other) const {
     }
     return true;
   }
+  if (dt_ == DatumType::Map) {
+    for (int64_t i = 0; i < numel_; i++) {
+      const auto& a = data<MapValue>()[i];
+      const auto& b = other.data<MapValue>()[i];
+      if (a.key_dt != b.key_dt || a.value_dt != b.value_dt || !a.keys.equals(b.keys) ||
+          !a.values.equals(b.values))
+        return false;
+    }
+    return true;
+  }
   return dispatch_pod(dt_, [&](auto tag) {
     using T = typename decltype(tag)::type;
     const T* a = static_cast<const T*>(data_ptr());
@@ -305,6 +324,9 @@ std::string Tensor::to_string(size_t max_values) const {
     } else if (dt_ == DatumType::Optional) {
       const auto& opt = data<OptionalValue>()[i];
       out += opt.has_value() ? opt.value.to_string(max_values) : "none";
+    } else if (dt_ == DatumType::Map) {
+      const auto& m = data<MapValue>()[i];
+      out += map_type_name(m.key_dt, m.value_dt) + " " + map_to_string(m, max_values);
     } else if (is_float(dt_) || is_narrow_float(dt_)) {
       out += fmt::format("{}", value_as_double(static_cast<int64_t>(i)));
     } else {

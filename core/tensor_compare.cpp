@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "core/map_value.h"
 #include "core/sequence.h"
 
 namespace kiln {
@@ -31,10 +32,29 @@ std::string CompareResult::summary() const {
 }
 
 namespace {
-// Sequences match item by item, optionals by presence and then value.
+// Sequences match item by item, optionals by presence and then value, maps by key types,
+// keys (exactly) and then values.
 CompareResult compare_containers(const Tensor& actual, const Tensor& expected, double rtol,
                                  double atol) {
   CompareResult r;
+  if (is_map(actual)) {
+    const auto& a = map_of(actual, "compare");
+    const auto& e = map_of(expected, "compare");
+    if (a.key_dt != e.key_dt || a.value_dt != e.value_dt) {
+      r.ok = false;
+      r.reason = fmt::format("{} instead of {}", map_type_name(a.key_dt, a.value_dt),
+                             map_type_name(e.key_dt, e.value_dt));
+      return r;
+    }
+    if (!a.keys.equals(e.keys)) {
+      r.ok = false;
+      r.reason = fmt::format("map keys {} instead of {}", a.keys.to_string(8), e.keys.to_string(8));
+      return r;
+    }
+    r = compare_tensors(a.values, e.values, rtol, atol);
+    if (!r.ok) r.reason = "map values: " + r.reason;
+    return r;
+  }
   if (is_optional(actual)) {
     const auto& a = optional_of(actual, "compare");
     const auto& e = optional_of(expected, "compare");

@@ -9,10 +9,14 @@ packages=(
   libcli11-dev nlohmann-json3-dev libspdlog-dev libfmt-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libarchive-dev zlib1g-dev libre2-dev
+  # ImageDecoder's codecs (each optional at build time: CMake finds them)
+  libjpeg62-turbo-dev libpng-dev libwebp-dev
   libonnx-testdata
   python3 clang-format
   # the Python module's tests (python/tests: ctypes over libkiln, or in an interpreter linked with it)
   python3-numpy python3-pytest libpython3-dev
+  # tests/onnx_pyref/gen: the expected images of ImageDecoder's cases
+  python3-pil
   libclang-rt-14-dev
   # headless rendering of `kiln profile --html` (tests/cli/html_report_browser_test.sh)
   chromium

@@ -214,7 +214,16 @@ void WriterContext::emit_node(int id) {
     throw;
   }
   if (!done) {
-    unsupported(node, "");
+    // Sequences, optionals and maps (ZipMap, DictVectorizer, CastMap, the sequence ops) have no
+    // NNEF form: say so rather than "no serializer".
+    std::string why;
+    for (const Fact& f : node.outputs)
+      if (is_container(f.dt))
+        why = "makes a " + f.to_string() + " value, which NNEF cannot express";
+    for (const auto& in : node.inputs)
+      if (in.present() && why.empty() && is_container(graph_.fact(in).dt))
+        why = "reads a " + graph_.fact(in).to_string() + " value, which NNEF cannot express";
+    unsupported(node, why);
     // Keep walking so every op NNEF cannot express is reported at once.
     for (size_t i = 0; i < node.outputs.size(); i++)
       if (!names_.count({id, int(i)})) names_[{id, int(i)}] = fresh(node.name);
@@ -304,14 +313,15 @@ WrittenModel write_nnef(const Graph& graph, const WriteOptions& options) {
   for (size_t i = 0; i < graph.inputs().size(); i++) {
     Outlet o = graph.inputs()[i];
     const Fact& f = graph.fact(o);
+    KILN_ENSURE(!is_container(f.dt),
+                "input '{}' is a {} value: NNEF has no sequences, optionals or maps",
+                graph.input_name(i), f.to_string());
     KILN_ENSURE(
         is_numeric(f.dt) || is_narrow(f.dt) || f.dt == DatumType::Bool || f.dt == DatumType::String,
         "model input '{}' is of type {}, which NNEF cannot express", graph.input_name(i),
         name_of(f.dt));
     std::string id = ctx.fresh(graph.input_name(i));
     std::string rhs;
-    KILN_ENSURE(!is_container(f.dt), "input '{}' is a {} value: NNEF has no sequences or optionals",
-                graph.input_name(i), name_of(f.dt));
     if (f.dt == DatumType::F32 || f.dt == DatumType::I64 || f.dt == DatumType::Bool) {
       rhs = fmt::format("external<{}>(shape = {})", nnef_type_name(f.dt), ctx.dims(f.shape));
     } else {

@@ -5,6 +5,7 @@
 #include <cctype>
 
 #include "base/error.h"
+#include "core/map_value.h"
 #include "core/run_limits.h"
 #include "core/sequence.h"
 #include "core/source_ops.h"
@@ -44,7 +45,24 @@ Fact fact_from_type(const onnx::TypeProto& type, const std::string& name, bool i
                 name);
     return optional_fact(fact_from_type(type.optional_type().elem_type(), name, true));
   }
-  if (type.has_map_type()) fail("value '{}' is a map: kiln supports no maps", name);
+  if (type.has_map_type()) {
+    const auto& mt = type.map_type();
+    auto key_dt = datum_type_from_onnx(mt.key_type());
+    KILN_ENSURE(
+        key_dt && is_map_key_type(*key_dt),
+        "value '{}' is a map with keys of ONNX type {}: kiln supports int64 and string keys", name,
+        mt.key_type());
+    KILN_ENSURE(mt.has_value_type() && mt.value_type().has_tensor_type(),
+                "value '{}' is a map whose values are not tensors: kiln supports maps of f32, f64, "
+                "i64 or string values",
+                name);
+    auto value_dt = datum_type_from_onnx(mt.value_type().tensor_type().elem_type());
+    KILN_ENSURE(value_dt && is_map_value_type(*value_dt),
+                "value '{}' is a map with values of ONNX type {}: kiln supports f32, f64, i64 and "
+                "string values",
+                name, mt.value_type().tensor_type().elem_type());
+    return map_fact(*key_dt, *value_dt);
+  }
   if (type.has_sparse_tensor_type()) fail("value '{}' is a sparse tensor: not supported", name);
   KILN_ENSURE(type.has_tensor_type(), "value '{}' has no tensor type", name);
   const auto& tt = type.tensor_type();

@@ -123,6 +123,7 @@ int onnx_type_from_datum_type(DatumType dt) {
       return kOnnxInt2;
     case DatumType::Sequence:
     case DatumType::Optional:
+    case DatumType::Map:
       break;
   }
   return TP::UNDEFINED;

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "base/error.h"
+#include "core/map_value.h"
 #include "core/sequence.h"
 #include "io/onnx/tensor_proto.h"
 
@@ -40,9 +41,13 @@ Tensor sequence_from_proto_at(const onnx::SequenceProto& proto, const std::strin
         items.push_back(optional_from_proto_at(o, base_dir, depth + 1));
       elem_dt = DatumType::Optional;
       break;
+    case SP::MAP:
+      for (const auto& m : proto.map_values()) items.push_back(map_from_proto(m, base_dir));
+      elem_dt = DatumType::Map;
+      break;
     default:
-      fail("sequence '{}': items of ONNX type {} (sparse tensors, maps) are not supported",
-           proto.name(), proto.elem_type());
+      fail("sequence '{}': items of ONNX type {} (sparse tensors) are not supported", proto.name(),
+           proto.elem_type());
   }
   try {
     return make_sequence(elem_dt, std::move(items));
@@ -73,9 +78,12 @@ Tensor optional_from_proto_at(const onnx::OptionalProto& proto, const std::strin
       return make_optional(DatumType::Optional,
                            optional_from_proto_at(proto.optional_value(), base_dir, depth + 1));
     }
+    case OP::MAP:
+      if (!proto.has_map_value()) return make_optional(DatumType::Map, Tensor());
+      return make_optional(DatumType::Map, map_from_proto(proto.map_value(), base_dir));
     default:
-      fail("optional '{}': values of ONNX type {} (sparse tensors, maps) are not supported",
-           proto.name(), proto.elem_type());
+      fail("optional '{}': values of ONNX type {} (sparse tensors) are not supported", proto.name(),
+           proto.elem_type());
   }
 }
 
@@ -89,6 +97,71 @@ Tensor optional_from_proto(const onnx::OptionalProto& proto, const std::string& 
   return optional_from_proto_at(proto, base_dir, 0);
 }
 
+Tensor map_from_proto(const onnx::MapProto& proto, const std::string& base_dir) {
+  try {
+    using TP = onnx::TensorProto;
+    Tensor keys;
+    if (proto.key_type() == TP::INT64) {
+      KILN_ENSURE(proto.string_keys_size() == 0, "int64 keys with string keys given");
+      keys = Tensor(DatumType::I64, Shape{proto.keys_size()});
+      for (int i = 0; i < proto.keys_size(); i++) keys.data<int64_t>()[i] = proto.keys(i);
+    } else if (proto.key_type() == TP::STRING) {
+      KILN_ENSURE(proto.keys_size() == 0, "string keys with int64 keys given");
+      keys = Tensor(DatumType::String, Shape{proto.string_keys_size()});
+      for (int i = 0; i < proto.string_keys_size(); i++)
+        keys.data<std::string>()[i] = proto.string_keys(i);
+    } else {
+      fail("keys of ONNX type {} are not supported (int64, string)", proto.key_type());
+    }
+    const auto& vals = proto.values();
+    KILN_ENSURE(vals.elem_type() == onnx::SequenceProto::TENSOR ||
+                    vals.elem_type() == onnx::SequenceProto::UNDEFINED,
+                "values of sequence type {} are not supported (tensors)", vals.elem_type());
+    std::vector<Tensor> parts;
+    int64_t total = 0;
+    for (const auto& t : vals.tensor_values()) {
+      parts.push_back(tensor_from_proto(t, base_dir));
+      total += parts.back().numel();
+      KILN_ENSURE(parts.back().dtype() == parts[0].dtype(), "values of types {} and {}",
+                  name_of(parts[0].dtype()), name_of(parts.back().dtype()));
+    }
+    KILN_ENSURE(total == keys.numel(), "{} keys for {} values", keys.numel(), total);
+    DatumType value_dt = parts.empty() ? DatumType::F32 : parts[0].dtype();
+    Tensor values(value_dt, Shape{total});
+    int64_t at = 0;
+    for (const auto& p : parts) {
+      dispatch_any(value_dt, [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        for (int64_t i = 0; i < p.numel(); i++) values.data<T>()[at + i] = p.data<T>()[i];
+      });
+      at += p.numel();
+    }
+    return make_map(std::move(keys), std::move(values));
+  } catch (Error& e) {
+    e.with_context(fmt::format("reading map '{}'", proto.name()));
+    throw;
+  }
+}
+
+onnx::MapProto map_to_proto(const Tensor& map, const std::string& name) {
+  const auto& m = map_of(map, "writing a MapProto");
+  onnx::MapProto proto;
+  proto.set_name(name);
+  if (m.key_dt == DatumType::String) {
+    proto.set_key_type(onnx::TensorProto::STRING);
+    for (int64_t i = 0; i < m.size(); i++) proto.add_string_keys(m.keys.data<std::string>()[i]);
+  } else {
+    proto.set_key_type(onnx::TensorProto::INT64);
+    for (int64_t i = 0; i < m.size(); i++) proto.add_keys(m.keys.data<int64_t>()[i]);
+  }
+  auto* values = proto.mutable_values();
+  values->set_elem_type(onnx::SequenceProto::TENSOR);
+  for (int64_t i = 0; i < m.size(); i++)
+    *values->add_tensor_values() =
+        tensor_to_proto(m.values.slice_outer(i, i + 1).reshaped(Shape{}));
+  return proto;
+}
+
 onnx::SequenceProto sequence_to_proto(const Tensor& sequence, const std::string& name) {
   const auto& seq = sequence_of(sequence, "writing a SequenceProto");
   onnx::SequenceProto proto;
@@ -99,6 +172,9 @@ onnx::SequenceProto sequence_to_proto(const Tensor& sequence, const std::string&
   } else if (seq.elem_dt == DatumType::Optional) {
     proto.set_elem_type(onnx::SequenceProto::OPTIONAL);
     for (const auto& item : seq.items) *proto.add_optional_values() = optional_to_proto(item);
+  } else if (seq.elem_dt == DatumType::Map) {
+    proto.set_elem_type(onnx::SequenceProto::MAP);
+    for (const auto& item : seq.items) *proto.add_map_values() = map_to_proto(item);
   } else {
     proto.set_elem_type(onnx::SequenceProto::TENSOR);
     for (const auto& item : seq.items) *proto.add_tensor_values() = tensor_to_proto(item);
@@ -116,6 +192,9 @@ onnx::OptionalProto optional_to_proto(const Tensor& optional, const std::string&
   } else if (opt.elem_dt == DatumType::Optional) {
     proto.set_elem_type(onnx::OptionalProto::OPTIONAL);
     if (opt.has_value()) *proto.mutable_optional_value() = optional_to_proto(opt.value);
+  } else if (opt.elem_dt == DatumType::Map) {
+    proto.set_elem_type(onnx::OptionalProto::MAP);
+    if (opt.has_value()) *proto.mutable_map_value() = map_to_proto(opt.value);
   } else {
     proto.set_elem_type(onnx::OptionalProto::TENSOR);
     if (opt.has_value()) *proto.mutable_tensor_value() = tensor_to_proto(opt.value);

@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "core/map_value.h"
 #include "core/sequence.h"
 
 namespace kiln::io {
@@ -26,6 +27,10 @@ Tensor conform_to(const Tensor& value, const Fact& declared) {
       if (item.dtype() != elem_dt) return value;  // a real mismatch: leave it to the checks
     return make_sequence(elem_dt, std::move(items));
   }
+  // An empty MapProto says nothing of its values' type: the declaration gives it.
+  if (declared.dt == DatumType::Map && is_map(value) && declared.element &&
+      map_of(value, "conform").size() == 0)
+    return make_empty_map(map_of(value, "conform").key_dt, declared.element->dt);
   if (declared.dt == DatumType::Optional && is_optional(value) && declared.element) {
     const auto& opt = optional_of(value, "conform");
     const Fact& e = *declared.element;

@@ -10,6 +10,7 @@
 #include <fstream>
 
 #include "base/error.h"
+#include "core/map_value.h"
 #include "core/run_limits.h"
 #include "core/sequence.h"
 #include "io/onnx/tensor_proto.h"
@@ -205,6 +206,10 @@ NamedTensor read_value_pb(const std::string& path, const Fact* declared) {
       onnx::SequenceProto proto;
       KILN_ENSURE(proto.ParseFromString(bytes), "'{}' is not a valid SequenceProto file", path);
       out = {proto.name(), onnx_io::sequence_from_proto(proto, base)};
+    } else if (declared->dt == DatumType::Map) {
+      onnx::MapProto proto;
+      KILN_ENSURE(proto.ParseFromString(bytes), "'{}' is not a valid MapProto file", path);
+      out = {proto.name(), onnx_io::map_from_proto(proto, base)};
     } else {
       onnx::OptionalProto proto;
       KILN_ENSURE(proto.ParseFromString(bytes), "'{}' is not a valid OptionalProto file", path);
@@ -223,6 +228,8 @@ void write_tensor_pb(const std::string& path, const Tensor& tensor, const std::s
     write_file(path, onnx_io::sequence_to_proto(tensor, name).SerializeAsString());
   else if (is_optional(tensor))
     write_file(path, onnx_io::optional_to_proto(tensor, name).SerializeAsString());
+  else if (is_map(tensor))
+    write_file(path, onnx_io::map_to_proto(tensor, name).SerializeAsString());
   else
     write_file(path, onnx_io::tensor_to_proto(tensor, name).SerializeAsString());
 }
@@ -280,6 +287,10 @@ Tensor read_npy(const std::string& path) {
 }
 
 std::string serialize_npy(const Tensor& input) {
+  KILN_ENSURE(!is_container(input.dtype()),
+              "a {} value cannot be written as .npy (numpy has no sequences, optionals or maps): "
+              "write it as .pb (SequenceProto / OptionalProto / MapProto)",
+              fact_of_value(input).to_string());
   // numpy has no narrow types: their values go out exactly as f32 (floats) or i8 / u8.
   DatumType dt = input.dtype();
   const Tensor& tensor = !is_narrow(dt)        ? input

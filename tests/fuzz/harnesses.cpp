@@ -17,6 +17,7 @@ const Harness kHarnesses[] = {
     {"tensor_pb", fuzz_tensor_pb, "ONNX TensorProto .pb input files"},
     {"wav", fuzz_wav, "WAV bytes through DecodeWav"},
     {"fact", fuzz_fact, "the -i fact syntax, set on a small graph that is then run"},
+    {"image", fuzz_image, "encoded image bytes (JPEG, PNG, WebP, BMP, PNM) through ImageDecoder"},
 };
 }  // namespace
 

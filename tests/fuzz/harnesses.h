@@ -40,5 +40,6 @@ int fuzz_npz(const uint8_t* data, size_t size);
 int fuzz_tensor_pb(const uint8_t* data, size_t size);
 int fuzz_wav(const uint8_t* data, size_t size);
 int fuzz_fact(const uint8_t* data, size_t size);
+int fuzz_image(const uint8_t* data, size_t size);
 
 }  // namespace kiln::fuzz

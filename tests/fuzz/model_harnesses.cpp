@@ -1,8 +1,9 @@
 // Model harnesses: ONNX ModelProto, TensorFlow GraphDef, NNEF graph.nnef / .tgz / graph.quant
 // bytes and `-i` fact text, each loaded and taken through typing, declutter, optimize and (small
-// inputs) a run.
+// inputs) a run; encoded image bytes through ImageDecoder.
 #include <onnx/onnx_pb.h>
 
+#include <cstring>
 #include <random>
 #include <string>
 #include <vector>
@@ -17,6 +18,7 @@
 #include "io/tf/tf_loader.h"
 #include "ops/elementwise/binary.h"
 #include "ops/elementwise/unary.h"
+#include "ops/image/image_decoder.h"
 #include "passes/pipeline.h"
 #include "tests/fuzz/harness_util.h"
 
@@ -139,6 +141,22 @@ int fuzz_fact(const uint8_t* data, size_t size) {
     g->set_outputs({{s, 0}}, {"y"});
     g->set_input_fact(0, fact);
     exercise_graph(g);
+  });
+}
+
+int fuzz_image(const uint8_t* data, size_t size) {
+  return guarded([&] {
+    const auto n = static_cast<int64_t>(size);
+    Tensor input(DatumType::U8, Shape{n});
+    if (size) std::memcpy(input.data<uint8_t>(), data, size);
+    for (auto format : {ops::PixelFormat::Rgb, ops::PixelFormat::Grayscale}) {
+      auto g = std::make_shared<Graph>();
+      Outlet x = g->add_source("data", Fact(DatumType::U8, Shape{n}));
+      int d = g->add_node("decode", std::make_shared<ops::ImageDecoder>(format), {x});
+      g->set_outputs({{d, 0}}, {"image"});
+      g->analyse();
+      run_graph(g, {input});
+    }
   });
 }
 

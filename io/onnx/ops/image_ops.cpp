@@ -1,9 +1,10 @@
-// ONNX translators for image ops (Resize, GridSample, RoiAlign, NMS, DepthToSpace...) and
-// quantization ops (QuantizeLinear, QLinearConv, MatMulInteger...).
+// ONNX translators for image ops (Resize, GridSample, RoiAlign, NMS, DepthToSpace,
+// ImageDecoder...) and quantization ops (QuantizeLinear, QLinearConv, MatMulInteger...).
 #include "io/onnx/ops/register_all.h"
 #include "io/onnx/tensor_proto.h"
 #include "ops/image/depth_to_space.h"
 #include "ops/image/grid_sample.h"
+#include "ops/image/image_decoder.h"
 #include "ops/image/max_unpool.h"
 #include "ops/image/non_max_suppression.h"
 #include "ops/image/resize.h"
@@ -83,6 +84,17 @@ void register_resize_ops(OpRegistry& registry) {
 }
 
 void register_sampling_ops(OpRegistry& registry) {
+  registry.add(
+      "ImageDecoder",
+      [](NodeContext& ctx) {
+        std::string f = ctx.attr_string("pixel_format", "RGB");
+        KILN_ENSURE(f == "RGB" || f == "BGR" || f == "Grayscale",
+                    "ImageDecoder: pixel_format must be RGB, BGR or Grayscale, got '{}'", f);
+        ctx.wire(std::make_shared<ops::ImageDecoder>(f == "RGB"   ? ops::PixelFormat::Rgb
+                                                     : f == "BGR" ? ops::PixelFormat::Bgr
+                                                                  : ops::PixelFormat::Grayscale));
+      },
+      "", 20);
   registry.add("DepthToSpace", [](NodeContext& ctx) {
     std::string mode = ctx.attr_string("mode", "DCR");
     KILN_ENSURE(mode == "DCR" || mode == "CRD", "DepthToSpace: unknown mode '{}'", mode);

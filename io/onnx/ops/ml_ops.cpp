@@ -1,8 +1,11 @@
 // ONNX translators for the ai.onnx.ml operators other than the trees: linear models, SVMs,
 // Normalizer, Scaler, Binarizer, Imputer, ArrayFeatureExtractor, FeatureVectorizer,
-// LabelEncoder (1, 2, 4), OneHotEncoder and CategoryMapper.
+// LabelEncoder (1, 2, 4), OneHotEncoder and CategoryMapper, and the map operators ZipMap,
+// DictVectorizer and CastMap.
 #include "io/onnx/ops/register_all.h"
 #include "ops/ml/array_feature_extractor.h"
+#include "ops/ml/cast_map.h"
+#include "ops/ml/dict_vectorizer.h"
 #include "ops/ml/feature_ops.h"
 #include "ops/ml/feature_vectorizer.h"
 #include "ops/ml/label_encoder.h"
@@ -12,6 +15,7 @@
 #include "ops/ml/one_hot_encoder.h"
 #include "ops/ml/svm_classifier.h"
 #include "ops/ml/svm_regressor.h"
+#include "ops/ml/zip_map.h"
 
 namespace kiln::onnx_io {
 
@@ -240,9 +244,47 @@ void register_transforms(OpRegistry& registry) {
       kMl);
 }
 
+// The operators of ONNX map values (core/map_value.h).
+void register_maps(OpRegistry& registry) {
+  registry.add(
+      "ZipMap",
+      [](NodeContext& ctx) {
+        Labels l;
+        l.ints = ctx.attr_ints("classlabels_int64s", std::vector<int64_t>{});
+        l.strings = ctx.attr_strings("classlabels_strings", std::vector<std::string>{});
+        ctx.wire(std::make_shared<ZipMap>(std::move(l)));
+      },
+      kMl);
+  registry.add(
+      "DictVectorizer",
+      [](NodeContext& ctx) {
+        Labels l;
+        l.ints = ctx.attr_ints("int64_vocabulary", std::vector<int64_t>{});
+        l.strings = ctx.attr_strings("string_vocabulary", std::vector<std::string>{});
+        ctx.wire(std::make_shared<DictVectorizer>(std::move(l)));
+      },
+      kMl);
+  registry.add(
+      "CastMap",
+      [](NodeContext& ctx) {
+        std::string to = ctx.attr_string("cast_to", "TO_FLOAT");
+        std::string form = ctx.attr_string("map_form", "DENSE");
+        KILN_ENSURE(to == "TO_FLOAT" || to == "TO_STRING" || to == "TO_INT64",
+                    "CastMap: cast_to must be TO_FLOAT, TO_STRING or TO_INT64, got '{}'", to);
+        KILN_ENSURE(form == "DENSE" || form == "SPARSE",
+                    "CastMap: map_form must be DENSE or SPARSE, got '{}'", form);
+        ctx.wire(std::make_shared<CastMap>(to == "TO_FLOAT"    ? CastMapTo::Float
+                                           : to == "TO_STRING" ? CastMapTo::String
+                                                               : CastMapTo::Int64,
+                                           form == "SPARSE", ctx.attr_int("max_map", 1)));
+      },
+      kMl);
+}
+
 }  // namespace
 
 void register_ml_ops(OpRegistry& registry) {
+  register_maps(registry);
   register_encoders(registry);
   register_models(registry);
   register_transforms(registry);
