@@ -112,7 +112,7 @@ file(WRITE ${_kiln_doc}/changelog
 file(ARCHIVE_CREATE OUTPUT ${_kiln_doc}/changelog.gz PATHS ${_kiln_doc}/changelog FORMAT raw
      COMPRESSION GZip COMPRESSION_LEVEL 9)
 file(WRITE ${_kiln_doc}/copyright
-     "Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/\nUpstream-Name: kiln\n\nFiles: *\nCopyright: the kiln developers\nLicense: undeclared\n The kiln source tree does not declare a license yet.\n")
+     "Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/\nUpstream-Name: kiln\n\nFiles: *\nCopyright: 2026 the kiln developers\nLicense: undeclared\n The kiln source tree does not declare a license yet.\n")
 foreach(_pair "kiln;kiln" "dev;libkiln-dev" "python;python3-kiln")
   list(GET _pair 0 _component)
   list(GET _pair 1 _package)

@@ -45,8 +45,8 @@ while [ $# -gt 0 ]; do
   shift
 done
 case "$arch" in
-  aarch64) triplet=aarch64-linux-gnu elf="ARM aarch64" debarch=arm64 ;;
-  armv7) triplet=arm-linux-gnueabihf elf="32-bit .* ARM" debarch=armhf ;;
+  aarch64) triplet=aarch64-linux-gnu elf="ARM aarch64" ;;
+  armv7) triplet=arm-linux-gnueabihf elf="32-bit .* ARM" ;;
   *) usage ;;
 esac
 
@@ -144,39 +144,8 @@ status=0
 ctest --test-dir "$build" -j "$(nproc)" -L "$labels" --output-on-failure || status=$?
 t3=$(date +%s)
 
-# The target's Debian packages (CMAKE_SKIP_INSTALL_ALL_DEPENDENCY: cpack installs the targets
-# built above and builds nothing else), then the packaged kiln, unpacked, on a shared model.
-rm -rf "$build/packages"
-cpack -G DEB --config "$build/CPackConfig.cmake" -B "$build/packages" >"$build/cpack.log" 2>&1 || {
-  cat "$build/cpack.log"
-  echo "ci-arm: cpack failed" >&2
-  exit 1
-}
-echo "ci-arm: packages: $(cd "$build/packages" && ls -- *.deb | tr '\n' ' ')"
-kiln_deb=$(ls "$build"/packages/kiln_*_"$debarch".deb)
-dpkg-deb -f "$kiln_deb" Package Version Architecture Depends | sed 's/^/ci-arm:   /'
-root=$(mktemp -d)
-dpkg -x "$kiln_deb" "$root"
-file "$root/usr/bin/kiln" | grep -q "$elf" || {
-  echo "ci-arm: the packaged kiln is not an $arch binary" >&2
-  status=1
-}
-sysroot=$(sed -n 's/^KILN_CROSS_SYSROOT:PATH=//p' "$build/CMakeCache.txt")
-qemu=$(sed -n 's/^KILN_QEMU:FILEPATH=//p' "$build/CMakeCache.txt")
-[ -n "$qemu" ] || qemu=qemu-${arch/%v7}
-case "$arch" in aarch64) cpu=cortex-a72 ;; *) cpu=cortex-a7 ;; esac
-run_packaged() { "$qemu" -cpu "$cpu" -L "${sysroot:-/usr/$triplet}" "$root/usr/bin/kiln" "$@"; }
-echo "ci-arm: packaged kiln: $(run_packaged --version)"
-if [ -n "$models" ] && [ -f "$models/kws_tdnn/model.onnx" ]; then
-  run_packaged run "$models/kws_tdnn/model.onnx" --input-bundle "$models/kws_tdnn/test_data_set_0" \
-    --assert-output-bundle "$models/kws_tdnn/test_data_set_0" || {
-    echo "ci-arm: the packaged kiln failed on kws_tdnn under qemu" >&2
-    status=1
-  }
-else
-  echo "ci-arm: warning: no shared models: the packaged kiln ran --version only"
-fi
-rm -rf "$root"
+# The target's Debian packages, and the packaged kiln on a shared model under qemu.
+KILN_SHARED_MODELS="$models" bash scripts/ci-arm-packages.sh "$build" "$arch" || status=1
 t4=$(date +%s)
 
 echo "ci-arm: ISAs exercised under qemu ($arch): neon and generic (KILN_ISA=generic); the x86"
