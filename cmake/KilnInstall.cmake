@@ -75,9 +75,13 @@ endif()
 # sysroot dpkg does not know (scripts/setup-cross.sh), so dpkg-shlibdeps cannot run there and
 # kiln's Depends are KILN_DEB_RUNTIME_DEPENDS instead: the same Debian 12 packages shlibdeps
 # gives on amd64 (the ctest api.deb_packages checks that the two lists name the same packages).
-set(KILN_DEB_RUNTIME_DEPENDS
-    "libarchive13 (>= 3.0.4), libc6 (>= 2.34), libfmt9 (>= 9.1.0+ds1), libgcc-s1 (>= 3.0), libonnx1 (>= 1.12.0), libprotobuf32 (>= 3.21.12), libre2-9 (>= 0+hg23), libspdlog1.10-fmt9, libstdc++6 (>= 12)"
-    CACHE STRING "The kiln package's Depends in cross builds (no dpkg-shlibdeps there)")
+set(KILN_DEB_RUNTIME_DEPENDS_DEFAULT
+    "libarchive13 (>= 3.0.4), libc6 (>= 2.34), libfmt9 (>= 9.1.0+ds1), libgcc-s1 (>= 3.0), libonnx1 (>= 1.12.0), libprotobuf32 (>= 3.21.12), libre2-9 (>= 0+hg23), libspdlog1.10-fmt9, libstdc++6 (>= 12)")
+set(KILN_DEB_RUNTIME_DEPENDS "" CACHE STRING
+    "The kiln package's Depends in cross builds (no dpkg-shlibdeps there); empty: Debian 12's")
+if(NOT KILN_DEB_RUNTIME_DEPENDS)
+  set(KILN_DEB_RUNTIME_DEPENDS "${KILN_DEB_RUNTIME_DEPENDS_DEFAULT}")
+endif()
 set(KILN_DEB_MAINTAINER "kiln developers <kiln-dev@localhost>" CACHE STRING
     "The Debian packages' Maintainer (lintian wants a real address)")
 set(CPACK_GENERATOR DEB)
