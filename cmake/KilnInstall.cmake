@@ -132,7 +132,7 @@ set(CPACK_DEBIAN_KILN_PACKAGE_SECTION science)
 set(CPACK_DEBIAN_KILN_DESCRIPTION
     "neural-network inference for small CPUs\n${_kiln_deb_long}\nThis package holds the kiln command and the shared library libkiln.")
 if(KILN_BUILD_SHARED)
-  set(CPACK_DEBIAN_KILN_PACKAGE_GENERATE_SHLIBS ON)
+  set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS ON)  # only kiln holds a shared library
   set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS_POLICY ">=")
 endif()
 if(CMAKE_CROSSCOMPILING)
