@@ -46,6 +46,13 @@ struct kiln_tensor {
   Tensor tensor;
   std::vector<int64_t> shape;
 };
+struct kiln_pulsed_runnable {
+  PulsedRunnable pulsed;
+  HandedOut strings;
+};
+struct kiln_stream_session {
+  StreamSession stream;
+};
 
 namespace {
 
@@ -113,6 +120,22 @@ kiln_status collect_inputs(const kiln_tensor* const* inputs, size_t n, std::vect
     out.push_back(inputs[i]->tensor);
   }
   return KILN_OK;
+}
+
+// Writes one new kiln_tensor per result into outputs[0..num_outputs) (all or none).
+kiln_status hand_out_tensors(std::vector<Tensor>& results, kiln_tensor** outputs,
+                             size_t num_outputs) {
+  if (results.size() != num_outputs)
+    return failed(KILN_INVALID_ARGUMENT, fmt::format("the model has {} outputs, room for {} given",
+                                                     results.size(), num_outputs));
+  return call([&] {
+    std::vector<std::unique_ptr<kiln_tensor>> made;
+    for (auto& r : results) {
+      auto shape = r.shape();
+      made.push_back(std::make_unique<kiln_tensor>(kiln_tensor{std::move(r), std::move(shape)}));
+    }
+    for (size_t i = 0; i < made.size(); i++) outputs[i] = made[i].release();
+  });
 }
 
 }  // namespace
@@ -275,17 +298,7 @@ kiln_status kiln_session_run(kiln_session* session, const kiln_tensor* const* in
   if (auto s = collect_inputs(inputs, num_inputs, in)) return s;
   std::vector<Tensor> results;
   if (auto s = call([&] { results = session->session.run(in); })) return s;
-  if (results.size() != num_outputs)
-    return failed(KILN_INVALID_ARGUMENT, fmt::format("the model has {} outputs, room for {} given",
-                                                     results.size(), num_outputs));
-  return call([&] {
-    std::vector<std::unique_ptr<kiln_tensor>> made;
-    for (auto& r : results) {
-      auto shape = r.shape();
-      made.push_back(std::make_unique<kiln_tensor>(kiln_tensor{std::move(r), std::move(shape)}));
-    }
-    for (size_t i = 0; i < made.size(); i++) outputs[i] = made[i].release();
-  });
+  return hand_out_tensors(results, outputs, num_outputs);
 }
 
 kiln_status kiln_session_profile(kiln_session* session, const kiln_tensor* const* inputs,
@@ -318,6 +331,116 @@ kiln_status kiln_session_profile(kiln_session* session, const kiln_tensor* const
     session->profile = json + "]}";
     *out = session->profile.c_str();
   });
+}
+
+kiln_status kiln_model_pulse(const kiln_model* model, const char* pulse,
+                             kiln_pulsed_runnable** out) {
+  KILN_C_REQUIRE(model);
+  KILN_C_REQUIRE(pulse);
+  KILN_C_REQUIRE(out);
+  return call([&] { *out = new kiln_pulsed_runnable{model->model.pulse(pulse), {}}; });
+}
+
+void kiln_pulsed_runnable_destroy(kiln_pulsed_runnable* pulsed) {
+  delete pulsed;
+}
+
+kiln_status kiln_pulsed_runnable_pulse(const kiln_pulsed_runnable* pulsed, int64_t* out) {
+  KILN_C_REQUIRE(pulsed);
+  KILN_C_REQUIRE(out);
+  *out = pulsed->pulsed.pulse();
+  return KILN_OK;
+}
+
+kiln_status kiln_pulsed_runnable_delay(const kiln_pulsed_runnable* pulsed, size_t output,
+                                       int64_t* out) {
+  KILN_C_REQUIRE(pulsed);
+  KILN_C_REQUIRE(out);
+  if (auto s = check_index(pulsed, output, pulsed->pulsed.num_outputs(), "output")) return s;
+  return call([&] { *out = pulsed->pulsed.delay(output); });
+}
+
+kiln_status kiln_pulsed_runnable_num_inputs(const kiln_pulsed_runnable* pulsed, size_t* out) {
+  KILN_C_REQUIRE(pulsed);
+  KILN_C_REQUIRE(out);
+  *out = pulsed->pulsed.num_inputs();
+  return KILN_OK;
+}
+
+kiln_status kiln_pulsed_runnable_num_outputs(const kiln_pulsed_runnable* pulsed, size_t* out) {
+  KILN_C_REQUIRE(pulsed);
+  KILN_C_REQUIRE(out);
+  *out = pulsed->pulsed.num_outputs();
+  return KILN_OK;
+}
+
+kiln_status kiln_pulsed_runnable_input_name(const kiln_pulsed_runnable* pulsed, size_t index,
+                                            const char** out) {
+  KILN_C_REQUIRE(pulsed);
+  KILN_C_REQUIRE(out);
+  if (auto s = check_index(pulsed, index, pulsed->pulsed.num_inputs(), "input")) return s;
+  auto* p = const_cast<kiln_pulsed_runnable*>(pulsed);
+  return hand_out(p, "input_name", index, out, [&] { return p->pulsed.input_name(index); });
+}
+
+kiln_status kiln_pulsed_runnable_output_name(const kiln_pulsed_runnable* pulsed, size_t index,
+                                             const char** out) {
+  KILN_C_REQUIRE(pulsed);
+  KILN_C_REQUIRE(out);
+  if (auto s = check_index(pulsed, index, pulsed->pulsed.num_outputs(), "output")) return s;
+  auto* p = const_cast<kiln_pulsed_runnable*>(pulsed);
+  return hand_out(p, "output_name", index, out, [&] { return p->pulsed.output_name(index); });
+}
+
+kiln_status kiln_stream_session_create(const kiln_pulsed_runnable* pulsed, int threads,
+                                       kiln_stream_session** out) {
+  KILN_C_REQUIRE(pulsed);
+  KILN_C_REQUIRE(out);
+  return call([&] { *out = new kiln_stream_session{pulsed->pulsed.stream_session({threads})}; });
+}
+
+void kiln_stream_session_destroy(kiln_stream_session* stream) {
+  delete stream;
+}
+
+kiln_status kiln_stream_session_push(kiln_stream_session* stream, const kiln_tensor* const* inputs,
+                                     size_t num_inputs, kiln_tensor** outputs, size_t num_outputs) {
+  KILN_C_REQUIRE(stream);
+  KILN_C_REQUIRE(outputs);
+  std::vector<Tensor> in;
+  if (auto s = collect_inputs(inputs, num_inputs, in)) return s;
+  std::vector<Tensor> results;
+  if (auto s = call([&] { results = stream->stream.push(in); })) return s;
+  return hand_out_tensors(results, outputs, num_outputs);
+}
+
+kiln_status kiln_stream_session_run_whole(kiln_stream_session* stream,
+                                          const kiln_tensor* const* inputs, size_t num_inputs,
+                                          kiln_tensor** outputs, size_t num_outputs) {
+  KILN_C_REQUIRE(stream);
+  KILN_C_REQUIRE(outputs);
+  std::vector<Tensor> in;
+  if (auto s = collect_inputs(inputs, num_inputs, in)) return s;
+  std::vector<Tensor> results;
+  if (auto s = call([&] { results = stream->stream.run_whole(in); })) return s;
+  return hand_out_tensors(results, outputs, num_outputs);
+}
+
+kiln_status kiln_stream_session_reset(kiln_stream_session* stream) {
+  KILN_C_REQUIRE(stream);
+  return call([&] { stream->stream.reset(); });
+}
+
+kiln_status kiln_stream_session_set_stream_length(kiln_stream_session* stream, int64_t frames) {
+  KILN_C_REQUIRE(stream);
+  return call([&] { stream->stream.set_stream_length(frames); });
+}
+
+kiln_status kiln_stream_session_pulses(const kiln_stream_session* stream, int64_t* out) {
+  KILN_C_REQUIRE(stream);
+  KILN_C_REQUIRE(out);
+  *out = stream->stream.pulses();
+  return KILN_OK;
 }
 
 kiln_status kiln_tensor_create(kiln_datum_type dt, const int64_t* shape, size_t rank,

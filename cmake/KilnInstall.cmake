@@ -40,12 +40,16 @@ else()
   set(KILN_PC_LIBS "${KILN_PC_LIBS_PRIVATE}")  # libkiln.a only: the dependencies always
 endif()
 
-install(TARGETS kiln RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
-install(FILES ${_kiln_merged} DESTINATION ${CMAKE_INSTALL_LIBDIR})
+# Components (one Debian package each, below): kiln (the executable, libkiln.so.*), dev (headers,
+# libkiln.a, the libkiln.so link, CMake and pkg-config files), python (the Python package).
+# `cmake --install build --component NAME` installs one of them.
+install(TARGETS kiln RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT kiln)
+install(FILES ${_kiln_merged} DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT dev)
 if(KILN_BUILD_SHARED)
-  install(TARGETS kiln_shared LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+  install(TARGETS kiln_shared LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT kiln
+          NAMELINK_COMPONENT dev)
 endif()
-install(DIRECTORY include/kiln DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(DIRECTORY include/kiln DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} COMPONENT dev)
 
 set(_cmake_dir ${CMAKE_INSTALL_LIBDIR}/cmake/kiln)
 file(RELATIVE_PATH KILN_CONFIG_TO_PREFIX /prefix/${_cmake_dir} /prefix)
@@ -53,35 +57,52 @@ configure_file(cmake/kilnConfig.cmake.in ${CMAKE_BINARY_DIR}/kiln-install/kilnCo
 write_basic_package_version_file(${CMAKE_BINARY_DIR}/kiln-install/kilnConfigVersion.cmake
                                  COMPATIBILITY SameMinorVersion)
 install(FILES ${CMAKE_BINARY_DIR}/kiln-install/kilnConfig.cmake
-              ${CMAKE_BINARY_DIR}/kiln-install/kilnConfigVersion.cmake DESTINATION ${_cmake_dir})
+              ${CMAKE_BINARY_DIR}/kiln-install/kilnConfigVersion.cmake DESTINATION ${_cmake_dir}
+        COMPONENT dev)
 
 set(_pc_dir ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
 file(RELATIVE_PATH KILN_PC_TO_PREFIX /prefix/${_pc_dir} /prefix)
 configure_file(cmake/kiln.pc.in ${CMAKE_BINARY_DIR}/kiln-install/kiln.pc @ONLY)
-install(FILES ${CMAKE_BINARY_DIR}/kiln-install/kiln.pc DESTINATION ${_pc_dir})
+install(FILES ${CMAKE_BINARY_DIR}/kiln-install/kiln.pc DESTINATION ${_pc_dir} COMPONENT dev)
 
 # The Python package (ctypes over libkiln.so: useful with KILN_BUILD_SHARED).
 set(KILN_PYTHON_DIR lib/python3/dist-packages CACHE STRING "Where the kiln Python package goes")
 if(KILN_BUILD_SHARED)
-  install(DIRECTORY python/kiln DESTINATION ${KILN_PYTHON_DIR} PATTERN __pycache__ EXCLUDE)
+  install(DIRECTORY python/kiln DESTINATION ${KILN_PYTHON_DIR} COMPONENT python
+          PATTERN __pycache__ EXCLUDE)
 endif()
 
-# Debian package (cpack -G DEB in the build folder): one package `kiln` with the executable,
-# libkiln, headers, CMake and pkg-config files and the Python package; Depends from
-# dpkg-shlibdeps. A cross build (cmake/toolchains/) gives the target's architecture.
+# Debian packages (cpack -G DEB in the build folder, or cpack --config build/CPackConfig.cmake
+# -B DIR): one per component, Depends of the binaries from dpkg-shlibdeps.
+#   kiln          bin/kiln, libkiln.so.MAJOR.MINOR (+ shlibs), docs
+#   libkiln-dev   include/kiln, libkiln.a, libkiln.so, lib/cmake/kiln, lib/pkgconfig/kiln.pc
+#   python3-kiln  lib/python3/dist-packages/kiln (Architecture: all; Depends kiln, python3-numpy)
+# A cross build (cmake/toolchains/) gives the target's architecture; its libraries live in a
+# sysroot dpkg does not know (scripts/setup-cross.sh), so dpkg-shlibdeps cannot run there and
+# kiln's Depends are KILN_DEB_RUNTIME_DEPENDS instead: the same Debian 12 packages shlibdeps
+# gives on amd64 (the ctest api.deb_packages checks that the two lists name the same packages).
+set(KILN_DEB_RUNTIME_DEPENDS_DEFAULT
+    "libarchive13 (>= 3.0.4), libc6 (>= 2.34), libfmt9 (>= 9.1.0+ds1), libgcc-s1 (>= 3.0), libonnx1 (>= 1.12.0), libprotobuf32 (>= 3.21.12), libre2-9 (>= 0+hg23), libspdlog1.10-fmt9, libstdc++6 (>= 12)")
+set(KILN_DEB_RUNTIME_DEPENDS "" CACHE STRING
+    "The kiln package's Depends in cross builds (no dpkg-shlibdeps there); empty: Debian 12's")
+if(NOT KILN_DEB_RUNTIME_DEPENDS)
+  set(KILN_DEB_RUNTIME_DEPENDS "${KILN_DEB_RUNTIME_DEPENDS_DEFAULT}")
+endif()
+set(KILN_DEB_MAINTAINER "kiln developers <kiln-dev@localhost>" CACHE STRING
+    "The Debian packages' Maintainer (lintian wants a real address)")
 set(CPACK_GENERATOR DEB)
 set(CPACK_PACKAGE_NAME kiln)
 set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
-set(CPACK_PACKAGE_CONTACT "kiln developers <kiln-dev@localhost>")
-set(CPACK_PACKAGE_DESCRIPTION_SUMMARY
-    "Neural-network inference for small CPUs: kiln command, C/C++ library, Python module")
-set(CPACK_DEBIAN_PACKAGE_DESCRIPTION
-    "kiln loads ONNX models, TensorFlow frozen graphs and NNEF, optimizes them for the CPU it runs\non, runs, benchmarks and profiles them, and converts them to NNEF. This package holds the\nkiln command, libkiln (shared when built, and static) with its C and C++ headers, CMake and\npkg-config files, and the kiln Python module (ctypes, numpy).")
-set(CPACK_DEBIAN_PACKAGE_SECTION science)
+set(CPACK_PACKAGE_CONTACT "${KILN_DEB_MAINTAINER}")
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
-set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
-set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "python3-numpy")
 set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
+set(CPACK_STRIP_FILES ON)
+set(CPACK_DEB_COMPONENT_INSTALL ON)
+set(CPACK_DEBIAN_ENABLE_COMPONENT_DEPENDS ON)
+set(CPACK_COMPONENTS_ALL kiln dev)
+if(KILN_BUILD_SHARED)
+  list(APPEND CPACK_COMPONENTS_ALL python)
+endif()
 if(CMAKE_SYSTEM_PROCESSOR MATCHES "^(aarch64|arm64)$")
   set(CPACK_DEBIAN_PACKAGE_ARCHITECTURE arm64)
 elseif(CMAKE_SYSTEM_PROCESSOR MATCHES "^arm")
@@ -89,4 +110,54 @@ elseif(CMAKE_SYSTEM_PROCESSOR MATCHES "^arm")
 elseif(CMAKE_SYSTEM_PROCESSOR MATCHES "^(x86_64|AMD64|amd64)$")
   set(CPACK_DEBIAN_PACKAGE_ARCHITECTURE amd64)
 endif()
+
+# Descriptions: the synopsis, then lines CPack indents by one space (an empty line: " .").
+set(_kiln_deb_long
+    "kiln loads ONNX models, TensorFlow frozen graphs and NNEF, optimizes them for\nthe CPU it runs on (AVX-512, AVX2, NEON kernels), runs, benchmarks and profiles\nthem, and converts them to NNEF.\n")
+# Each package's /usr/share/doc/<package>: copyright and changelog.gz (Debian policy).
+set(_kiln_doc ${CMAKE_BINARY_DIR}/kiln-install/doc)
+string(TIMESTAMP _kiln_doc_date "%a, %d %b %Y %H:%M:%S +0000" UTC)
+file(WRITE ${_kiln_doc}/changelog
+     "kiln (${PROJECT_VERSION}) unstable; urgency=medium\n\n  * Built from the kiln source tree by CPack.\n\n -- ${KILN_DEB_MAINTAINER}  ${_kiln_doc_date}\n")
+file(ARCHIVE_CREATE OUTPUT ${_kiln_doc}/changelog.gz PATHS ${_kiln_doc}/changelog FORMAT raw
+     COMPRESSION GZip COMPRESSION_LEVEL 9)
+file(WRITE ${_kiln_doc}/copyright
+     "Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/\nUpstream-Name: kiln\n\nFiles: *\nCopyright: 2026 the kiln developers\nLicense: undeclared\n The kiln source tree does not declare a license yet.\n")
+foreach(_pair "kiln;kiln" "dev;libkiln-dev" "python;python3-kiln")
+  list(GET _pair 0 _component)
+  list(GET _pair 1 _package)
+  if(_component STREQUAL "python" AND NOT KILN_BUILD_SHARED)
+    continue()
+  endif()
+  install(FILES ${_kiln_doc}/copyright ${_kiln_doc}/changelog.gz
+          DESTINATION ${CMAKE_INSTALL_DATAROOTDIR}/doc/${_package} COMPONENT ${_component})
+endforeach()
+
+set(CPACK_DEBIAN_KILN_PACKAGE_NAME kiln)
+set(CPACK_DEBIAN_KILN_PACKAGE_SECTION science)
+set(CPACK_DEBIAN_KILN_DESCRIPTION
+    "neural-network inference for small CPUs\n${_kiln_deb_long}\nThis package holds the kiln command and the shared library libkiln.")
+if(KILN_BUILD_SHARED)
+  set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS ON)  # only kiln holds a shared library
+  set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS_POLICY ">=")
+endif()
+if(CMAKE_CROSSCOMPILING)
+  set(CPACK_DEBIAN_KILN_PACKAGE_DEPENDS "${KILN_DEB_RUNTIME_DEPENDS}")
+else()
+  set(CPACK_DEBIAN_KILN_PACKAGE_SHLIBDEPS ON)
+endif()
+
+set(CPACK_DEBIAN_DEV_PACKAGE_NAME libkiln-dev)
+set(CPACK_DEBIAN_DEV_PACKAGE_SECTION libdevel)
+set(CPACK_COMPONENT_DEV_DEPENDS kiln)
+set(CPACK_DEBIAN_DEV_DESCRIPTION
+    "neural-network inference for small CPUs - development files\n${_kiln_deb_long}\nThis package holds the C and C++ headers, the static library libkiln.a, the\nlibkiln.so link, the CMake package (find_package(kiln)) and kiln.pc.")
+
+set(CPACK_DEBIAN_PYTHON_PACKAGE_NAME python3-kiln)
+set(CPACK_DEBIAN_PYTHON_PACKAGE_SECTION python)
+set(CPACK_DEBIAN_PYTHON_PACKAGE_ARCHITECTURE all)
+set(CPACK_COMPONENT_PYTHON_DEPENDS kiln)
+set(CPACK_DEBIAN_PYTHON_PACKAGE_DEPENDS "python3:any, python3-numpy")
+set(CPACK_DEBIAN_PYTHON_DESCRIPTION
+    "neural-network inference for small CPUs - Python module\n${_kiln_deb_long}\nThis package holds the kiln Python module (ctypes over libkiln, numpy arrays).")
 include(CPack)

@@ -5,7 +5,10 @@
 #   - the kernel tests (tests/kernels: every kernel against its reference, edge shapes),
 #   - the shared ONNX models (../shared/models, when present) through `kiln run
 #     --assert-output-bundle`,
-#   - a subset of the ONNX backend suite (KILN_CI_ARM_BACKEND_FILTER, a googletest filter).
+#   - a subset of the ONNX backend suite (KILN_CI_ARM_BACKEND_FILTER, a googletest filter),
+# then builds the target's Debian packages (cpack: kiln, libkiln-dev, python3-kiln for arm64 /
+# armhf, in <build>/packages), unpacks kiln's with dpkg -x and runs that kiln on a shared model
+# under qemu.
 #
 # Usage: scripts/ci-arm.sh [--full] [--arch armv7]
 #   --full         also builds and runs every unit test (kiln_tests) both ways
@@ -15,6 +18,8 @@
 #   KILN_CI_ARM=skip             skip the leg (says so loudly; exit 0)
 #   KILN_CI_ARM_BUILD_DIR        build folder (default build-ci-<arch>)
 #   KILN_CI_ARM_BACKEND_FILTER   googletest filter of backend cases (default: see below)
+#   KILN_CI_ARM_SHARED           ON (default) or OFF: build libkiln.so (PIC libraries) and so
+#                                the python3-kiln package; OFF packages kiln and libkiln-dev only
 #   KILN_SHARED_MODELS           folder of the shared models (default: ../shared/models, then
 #                                ../../shared/models)
 #
@@ -78,14 +83,20 @@ echo "ci-arm: load: $(uptime)"
 bash scripts/setup-cross.sh "$arch"
 t1=$(date +%s)
 
-targets=(kiln kiln_kernel_tests kiln_backend_tests)
+shared=${KILN_CI_ARM_SHARED:-ON}
+# What the packages hold: the executable, libkiln.a (kiln_archive) and libkiln.so.
+targets=(kiln kiln_kernel_tests kiln_backend_tests kiln_archive)
+if [ "$shared" = ON ]; then
+  targets+=(kiln_shared)
+fi
 labels="kernels|backend|models"
 if [ "$full" = 1 ]; then
   targets+=(kiln_tests)
   labels="kernels|backend|models|unit"
 fi
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DKILN_WERROR=ON \
-  -DKILN_BUILD_BENCHMARKS=OFF \
+  -DKILN_BUILD_BENCHMARKS=OFF -DKILN_BUILD_SHARED="$shared" \
+  -DCMAKE_SKIP_INSTALL_ALL_DEPENDENCY=ON \
   -DCMAKE_TOOLCHAIN_FILE="$PWD/cmake/toolchains/$triplet.cmake" \
   -DKILN_SHARED_MODELS="${models:-/nonexistent}" \
   "-DKILN_CROSS_BACKEND_FILTER=$filter" >/dev/null
@@ -133,9 +144,13 @@ status=0
 ctest --test-dir "$build" -j "$(nproc)" -L "$labels" --output-on-failure || status=$?
 t3=$(date +%s)
 
+# The target's Debian packages, and the packaged kiln on a shared model under qemu.
+KILN_SHARED_MODELS="$models" bash scripts/ci-arm-packages.sh "$build" "$arch" || status=1
+t4=$(date +%s)
+
 echo "ci-arm: ISAs exercised under qemu ($arch): neon and generic (KILN_ISA=generic); the x86"
 echo "ci-arm: ISAs are tested by scripts/test.sh (ctest -L isa)"
 echo "ci-arm: $arch leg: setup $((t1 - t0)) s, build $((t2 - t1)) s, tests under qemu" \
-  "$((t3 - t2)) s, total $((t3 - t0)) s (labels: $labels)"
+  "$((t3 - t2)) s, packages $((t4 - t3)) s, total $((t4 - t0)) s (labels: $labels)"
 echo "ci-arm: load: $(uptime)"
 exit "$status"

@@ -54,6 +54,8 @@ typedef struct kiln_model kiln_model;
 typedef struct kiln_runnable kiln_runnable;
 typedef struct kiln_session kiln_session;
 typedef struct kiln_tensor kiln_tensor;
+typedef struct kiln_pulsed_runnable kiln_pulsed_runnable;
+typedef struct kiln_stream_session kiln_stream_session;
 
 /* The message of this thread's last failure ("" when none). */
 KILN_API const char* kiln_last_error(void);
@@ -112,6 +114,48 @@ KILN_API kiln_status kiln_session_run(kiln_session* session, const kiln_tensor* 
  * {"total_ms": mean ms per run, "nodes": [{"name", "op", "ms"}, ...] slowest first}. */
 KILN_API kiln_status kiln_session_profile(kiln_session* session, const kiln_tensor* const* inputs,
                                           size_t num_inputs, int runs, const char** out);
+
+/* --- streaming (docs/streaming.md), as `kiln run --pulse 8` -------------------------------
+ * kiln_model_pulse makes a pulsed model from a model whose input facts are symbolic along the
+ * stream axis ("1,40,S,f32"): pulse is "8" (P frames per push along the only symbol) or "S=8".
+ * A kiln_pulsed_runnable is immutable (share it between threads, one stream session each). */
+KILN_API kiln_status kiln_model_pulse(const kiln_model* model, const char* pulse,
+                                      kiln_pulsed_runnable** out);
+KILN_API void kiln_pulsed_runnable_destroy(kiln_pulsed_runnable* pulsed);
+/* Frames of each streaming input per push. */
+KILN_API kiln_status kiln_pulsed_runnable_pulse(const kiln_pulsed_runnable* pulsed, int64_t* out);
+/* Frames output `output` lags the whole-input model by. */
+KILN_API kiln_status kiln_pulsed_runnable_delay(const kiln_pulsed_runnable* pulsed, size_t output,
+                                                int64_t* out);
+KILN_API kiln_status kiln_pulsed_runnable_num_inputs(const kiln_pulsed_runnable* pulsed,
+                                                     size_t* out);
+KILN_API kiln_status kiln_pulsed_runnable_num_outputs(const kiln_pulsed_runnable* pulsed,
+                                                      size_t* out);
+KILN_API kiln_status kiln_pulsed_runnable_input_name(const kiln_pulsed_runnable* pulsed,
+                                                     size_t index, const char** out);
+KILN_API kiln_status kiln_pulsed_runnable_output_name(const kiln_pulsed_runnable* pulsed,
+                                                      size_t index, const char** out);
+/* threads <= 0: the physical cores. */
+KILN_API kiln_status kiln_stream_session_create(const kiln_pulsed_runnable* pulsed, int threads,
+                                                kiln_stream_session** out);
+KILN_API void kiln_stream_session_destroy(kiln_stream_session* stream);
+/* P frames of each input in (the model's order), P frames of each output out (new tensors),
+ * delay(i) frames late. */
+KILN_API kiln_status kiln_stream_session_push(kiln_stream_session* stream,
+                                              const kiln_tensor* const* inputs, size_t num_inputs,
+                                              kiln_tensor** outputs, size_t num_outputs);
+/* Resets, then pushes the whole inputs pulse by pulse: the whole-input model's outputs. */
+KILN_API kiln_status kiln_stream_session_run_whole(kiln_stream_session* stream,
+                                                   const kiln_tensor* const* inputs,
+                                                   size_t num_inputs, kiln_tensor** outputs,
+                                                   size_t num_outputs);
+/* Back to the stream start. */
+KILN_API kiln_status kiln_stream_session_reset(kiln_stream_session* stream);
+/* The stream's length in frames once known (the padding at its end needs it). */
+KILN_API kiln_status kiln_stream_session_set_stream_length(kiln_stream_session* stream,
+                                                           int64_t frames);
+/* Pushes since the start. */
+KILN_API kiln_status kiln_stream_session_pulses(const kiln_stream_session* stream, int64_t* out);
 
 /* --- tensors ---------------------------------------------------------------------------- */
 /* A tensor holding a copy of `nbytes` bytes at `data` (exactly the shape's size; data may be

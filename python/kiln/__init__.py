@@ -17,8 +17,8 @@ import numpy as np
 
 from ._lib import Error, check, lib
 
-__all__ = ["Error", "Model", "Runnable", "Session", "load", "load_bytes", "read_tensor",
-           "version"]
+__all__ = ["Error", "Model", "PulsedRunnable", "Runnable", "Session", "StreamSession", "load",
+           "load_bytes", "read_tensor", "version"]
 
 _DTYPES = {1: np.float32, 2: np.float64, 3: np.float16, 4: np.int8, 5: np.int16, 6: np.int32,
            7: np.int64, 8: np.uint8, 9: np.uint16, 10: np.uint32, 11: np.uint64, 12: np.bool_}
@@ -132,6 +132,13 @@ class Model:
         check(lib.kiln_model_prepare(self._handle, 1 if optimize else 0, ctypes.byref(handle)))
         return Runnable(handle)
 
+    def pulse(self, pulse):
+        """The streaming model, as kiln run --pulse: pulse is 8 (frames per push along the only
+        symbol of the input facts, e.g. "1,40,S,f32") or "S=8". A PulsedRunnable."""
+        handle = ctypes.c_void_p()
+        check(lib.kiln_model_pulse(self._handle, str(pulse).encode(), ctypes.byref(handle)))
+        return PulsedRunnable(handle)
+
 
 def _apply_facts(model, inputs):
     if inputs is None:
@@ -207,6 +214,113 @@ class Runnable:
         return self._default().profile(inputs, runs)
 
 
+def _input_list(names, inputs):
+    """Inputs given as a dict {name: array} or a list in input order: kiln tensors and the C
+    array of their handles."""
+    if isinstance(inputs, dict):
+        unknown = [k for k in inputs if k not in names]
+        if unknown:
+            raise Error(f"the model has no input named '{unknown[0]}' "
+                        f"(inputs: {' '.join(names)})")
+        missing = [n for n in names if n not in inputs]
+        if missing:
+            raise Error("missing model inputs: " + ", ".join(f"'{m}'" for m in missing))
+        inputs = [inputs[n] for n in names]
+    labels = names + [f"#{i}" for i in range(len(names), len(inputs))]
+    tensors = [_Tensor.from_numpy(a, f"input '{labels[i]}'") for i, a in enumerate(inputs)]
+    array = (ctypes.c_void_p * max(len(tensors), 1))(*[t.handle for t in tensors])
+    return tensors, array
+
+
+def _run(fn, handle, names, num_outputs, inputs):
+    tensors, array = _input_list(names, inputs)
+    outs = (ctypes.c_void_p * max(num_outputs, 1))()
+    check(fn(handle, array, len(tensors), outs, num_outputs))
+    return [_Tensor(ctypes.c_void_p(outs[i])).to_numpy() for i in range(num_outputs)]
+
+
+class PulsedRunnable:
+    """A streaming model (Model.pulse): immutable, shared by its StreamSessions."""
+
+    def __init__(self, handle):
+        self._handle = handle
+
+    def __del__(self):
+        if getattr(self, "_handle", None):
+            lib.kiln_pulsed_runnable_destroy(self._handle)
+            self._handle = None
+
+    @property
+    def pulse(self):
+        """Frames of each streaming input per push."""
+        out = ctypes.c_int64()
+        check(lib.kiln_pulsed_runnable_pulse(self._handle, ctypes.byref(out)))
+        return out.value
+
+    def delay(self, output=0):
+        """Frames output `output` lags the whole-input model by."""
+        out = ctypes.c_int64()
+        check(lib.kiln_pulsed_runnable_delay(self._handle, int(output), ctypes.byref(out)))
+        return out.value
+
+    @property
+    def input_names(self):
+        return _names(self._handle, lib.kiln_pulsed_runnable_num_inputs,
+                      lib.kiln_pulsed_runnable_input_name)
+
+    @property
+    def output_names(self):
+        return _names(self._handle, lib.kiln_pulsed_runnable_num_outputs,
+                      lib.kiln_pulsed_runnable_output_name)
+
+    def stream_session(self, threads=0):
+        """A new StreamSession (threads <= 0: the physical cores)."""
+        return StreamSession(self, threads)
+
+
+class StreamSession:
+    """A stream: push() `pulse` frames of each streaming input at a time, get as many frames of
+    each output (delay(i) frames late); or run_whole() a whole input. One thread at a time."""
+
+    def __init__(self, pulsed, threads=0):
+        self._pulsed = pulsed  # keeps the pulsed runnable alive
+        handle = ctypes.c_void_p()
+        check(lib.kiln_stream_session_create(pulsed._handle, int(threads), ctypes.byref(handle)))
+        self._handle = handle
+        self._names = pulsed.input_names
+        self._num_outputs = len(pulsed.output_names)
+
+    def __del__(self):
+        if getattr(self, "_handle", None):
+            lib.kiln_stream_session_destroy(self._handle)
+            self._handle = None
+
+    def push(self, inputs):
+        """One pulse of each input (dict {name: array} or a list): a list of output arrays."""
+        return _run(lib.kiln_stream_session_push, self._handle, self._names, self._num_outputs,
+                    inputs)
+
+    def run_whole(self, inputs):
+        """Resets, pushes the whole inputs pulse by pulse: the whole-input model's outputs."""
+        return _run(lib.kiln_stream_session_run_whole, self._handle, self._names,
+                    self._num_outputs, inputs)
+
+    def reset(self):
+        """Back to the stream start."""
+        check(lib.kiln_stream_session_reset(self._handle))
+
+    def set_stream_length(self, frames):
+        """The stream's length in frames once known (the padding at its end needs it)."""
+        check(lib.kiln_stream_session_set_stream_length(self._handle, int(frames)))
+
+    @property
+    def pulses(self):
+        """Pushes since the start."""
+        out = ctypes.c_int64()
+        check(lib.kiln_stream_session_pulses(self._handle, ctypes.byref(out)))
+        return out.value
+
+
 class Session:
     """One running instance of a Runnable; use it from one thread at a time."""
 
@@ -224,26 +338,11 @@ class Session:
             self._handle = None
 
     def _inputs(self, inputs):
-        if isinstance(inputs, dict):
-            unknown = [k for k in inputs if k not in self._names]
-            if unknown:
-                raise Error(f"the model has no input named '{unknown[0]}' "
-                            f"(inputs: {' '.join(self._names)})")
-            missing = [n for n in self._names if n not in inputs]
-            if missing:
-                raise Error("missing model inputs: " + ", ".join(f"'{m}'" for m in missing))
-            inputs = [inputs[n] for n in self._names]
-        names = self._names + [f"#{i}" for i in range(len(self._names), len(inputs))]
-        tensors = [_Tensor.from_numpy(a, f"input '{names[i]}'") for i, a in enumerate(inputs)]
-        array = (ctypes.c_void_p * max(len(tensors), 1))(*[t.handle for t in tensors])
-        return tensors, array
+        return _input_list(self._names, inputs)
 
     def run(self, inputs):
         """Runs on a dict {name: array} or a list in input order; a list of output arrays."""
-        tensors, array = self._inputs(inputs)
-        outs = (ctypes.c_void_p * max(self._num_outputs, 1))()
-        check(lib.kiln_session_run(self._handle, array, len(tensors), outs, self._num_outputs))
-        return [_Tensor(ctypes.c_void_p(outs[i])).to_numpy() for i in range(self._num_outputs)]
+        return _run(lib.kiln_session_run, self._handle, self._names, self._num_outputs, inputs)
 
     def profile(self, inputs, runs=10):
         """Per-node mean times: {"total_ms": ..., "nodes": [{"name", "op", "ms"}, ...]}."""

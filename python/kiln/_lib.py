@@ -18,9 +18,13 @@ def _candidates():
         yield env
         return
     here = os.path.dirname(os.path.abspath(__file__))
-    # Installed next to the package (python3-kiln), or the library of the system / prefix.
-    for name in ("libkiln.so.0.1", "libkiln.so"):
-        yield os.path.join(here, name)
+    # Next to the package, then the library directory of the prefix the package is installed in
+    # (PREFIX/lib/python3/dist-packages/kiln -> PREFIX/lib: `cmake --install`, python3-kiln),
+    # then the system's.
+    prefix_lib = os.path.normpath(os.path.join(here, "..", "..", ".."))
+    for directory in (here, prefix_lib):
+        for name in ("libkiln.so.0.1", "libkiln.so"):
+            yield os.path.join(directory, name)
     found = ctypes.util.find_library("kiln")
     if found:
         yield found
@@ -74,6 +78,25 @@ _signatures = {
                                         ctypes.POINTER(_handle), ctypes.c_size_t]),
     "kiln_session_profile": (ctypes.c_int, [_handle, ctypes.POINTER(_handle), ctypes.c_size_t,
                                             ctypes.c_int, c_char_pp]),
+    "kiln_model_pulse": (ctypes.c_int, [_handle, ctypes.c_char_p, ctypes.POINTER(_handle)]),
+    "kiln_pulsed_runnable_destroy": (None, [_handle]),
+    "kiln_pulsed_runnable_pulse": (ctypes.c_int, [_handle, ctypes.POINTER(ctypes.c_int64)]),
+    "kiln_pulsed_runnable_delay": (ctypes.c_int, [_handle, ctypes.c_size_t,
+                                                  ctypes.POINTER(ctypes.c_int64)]),
+    "kiln_pulsed_runnable_num_inputs": (ctypes.c_int, [_handle, c_size_p]),
+    "kiln_pulsed_runnable_num_outputs": (ctypes.c_int, [_handle, c_size_p]),
+    "kiln_pulsed_runnable_input_name": (ctypes.c_int, [_handle, ctypes.c_size_t, c_char_pp]),
+    "kiln_pulsed_runnable_output_name": (ctypes.c_int, [_handle, ctypes.c_size_t, c_char_pp]),
+    "kiln_stream_session_create": (ctypes.c_int, [_handle, ctypes.c_int, ctypes.POINTER(_handle)]),
+    "kiln_stream_session_destroy": (None, [_handle]),
+    "kiln_stream_session_push": (ctypes.c_int, [_handle, ctypes.POINTER(_handle), ctypes.c_size_t,
+                                                ctypes.POINTER(_handle), ctypes.c_size_t]),
+    "kiln_stream_session_run_whole": (ctypes.c_int, [_handle, ctypes.POINTER(_handle),
+                                                     ctypes.c_size_t, ctypes.POINTER(_handle),
+                                                     ctypes.c_size_t]),
+    "kiln_stream_session_reset": (ctypes.c_int, [_handle]),
+    "kiln_stream_session_set_stream_length": (ctypes.c_int, [_handle, ctypes.c_int64]),
+    "kiln_stream_session_pulses": (ctypes.c_int, [_handle, ctypes.POINTER(ctypes.c_int64)]),
     "kiln_tensor_create": (ctypes.c_int, [ctypes.c_int, ctypes.POINTER(ctypes.c_int64),
                                           ctypes.c_size_t, ctypes.c_void_p, ctypes.c_size_t,
                                           ctypes.POINTER(_handle)]),

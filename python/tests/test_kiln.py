@@ -131,3 +131,43 @@ def test_silero_named_inputs_and_constant():
         np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
     with pytest.raises(kiln.Error, match="missing model inputs: 'state'"):
         model.optimize().run({k: v for k, v in inputs.items() if k != "state"})
+
+
+def test_streaming_pulse_by_pulse_matches_the_whole_input():
+    d = shared_model("tdnn_stream")
+    (x,), (want,) = bundle(d, "input"), bundle(d, "output")
+    model = kiln.load(d / "model.onnx")
+    pulsed = model.pulse(8)
+    # What `kiln run --pulse 8` reports for this model: its output lags by 16 frames.
+    assert pulsed.pulse == 8 and pulsed.delay(0) == 16
+    assert pulsed.input_names == model.input_names and len(pulsed.output_names) == 1
+    stream = pulsed.stream_session(threads=1)
+    (whole,) = stream.run_whole([x])
+    np.testing.assert_allclose(whole, want, rtol=1e-4, atol=1e-5)
+
+    # 8 frames at a time: the outputs, without their first 16 frames, are the whole-input
+    # model's (up to the last frames, which need the end of the stream).
+    stream.reset()
+    assert stream.pulses == 0
+    frames = x.shape[2]
+    pieces = []
+    for p in range(frames // 8):
+        (y,) = stream.push({pulsed.input_names[0]: x[:, :, 8 * p:8 * p + 8]})
+        assert y.shape == (1, want.shape[1], 8)
+        pieces.append(y)
+    assert stream.pulses == frames // 8
+    got = np.concatenate(pieces, axis=2)[:, :, 16:]
+    assert got.shape[2] == frames // 8 * 8 - 16
+    np.testing.assert_allclose(got, want[:, :, :got.shape[2]], rtol=1e-4, atol=1e-5)
+
+    with pytest.raises(kiln.Error, match=r"stream: input 0 must carry 8 frames along axis 2 per "
+                                         r"push, got \[.*7\]"):
+        stream.push([x[:, :, :7]])
+    with pytest.raises(kiln.Error, match="the model has no input named 'nope'"):
+        stream.push({"nope": x[:, :, :8]})
+    with pytest.raises(kiln.Error, match="stream length -1 is negative"):
+        stream.set_stream_length(-1)
+    with pytest.raises(kiln.Error, match="output 3 out of range"):
+        pulsed.delay(3)
+    with pytest.raises(kiln.Error, match="--pulse 'x': expected a positive frame count"):
+        model.pulse("x")

@@ -274,6 +274,133 @@ static void test_model(const char* models) {
   kiln_tensor_destroy(expected);
 }
 
+/* Streaming (wavenet_kws, pulse 8): the whole input through run_whole, then pushed 8 frames at
+ * a time, against the whole-input reference; error paths with their messages. */
+static void test_stream(const char* models) {
+  char path[4096], in0[4096], out0[4096];
+  snprintf(path, sizeof path, "%s/wavenet_kws/model.onnx", models);
+  snprintf(in0, sizeof in0, "%s/wavenet_kws/test_data_set_0/input_0.pb", models);
+  snprintf(out0, sizeof out0, "%s/wavenet_kws/test_data_set_0/output_0.pb", models);
+  FILE* f = fopen(path, "rb");
+  if (!f) {
+    printf("C API: streaming checks skipped: no %s\n", path);
+    return;
+  }
+  fclose(f);
+  kiln_model* model = NULL;
+  kiln_pulsed_runnable* pulsed = NULL;
+  kiln_tensor *input = NULL, *expected = NULL;
+  CHECK_OK(kiln_model_load(path, NULL, &model));
+  CHECK_OK(kiln_tensor_read(in0, &input));
+  CHECK_OK(kiln_tensor_read(out0, &expected));
+  if (!model || !input || !expected) return;
+  CHECK_FAILS(kiln_model_pulse(model, "x", &pulsed), KILN_ERROR,
+              "--pulse 'x': expected a positive frame count");
+  CHECK(pulsed == NULL);
+  CHECK_FAILS(kiln_model_pulse(model, NULL, &pulsed), KILN_INVALID_ARGUMENT, "pulse is NULL");
+  CHECK_OK(kiln_model_pulse(model, "8", &pulsed));
+  if (!pulsed) return;
+  int64_t pulse = 0, delay = -1, pulses = -1;
+  size_t n_in = 0, n_out = 0;
+  const char *in_name = NULL, *out_name = NULL, *model_in_name = NULL;
+  CHECK_OK(kiln_pulsed_runnable_pulse(pulsed, &pulse));
+  CHECK(pulse == 8);
+  CHECK_OK(kiln_pulsed_runnable_delay(pulsed, 0, &delay));
+  CHECK(delay == 0); /* what `kiln run --pulse 8` reports for this model */
+  CHECK_FAILS(kiln_pulsed_runnable_delay(pulsed, 1, &delay), KILN_INVALID_ARGUMENT,
+              "output 1 out of range");
+  CHECK_OK(kiln_pulsed_runnable_num_inputs(pulsed, &n_in));
+  CHECK_OK(kiln_pulsed_runnable_num_outputs(pulsed, &n_out));
+  CHECK(n_in == 1 && n_out == 1);
+  CHECK_OK(kiln_pulsed_runnable_input_name(pulsed, 0, &in_name));
+  CHECK_OK(kiln_pulsed_runnable_output_name(pulsed, 0, &out_name));
+  CHECK_OK(kiln_model_input_name(model, 0, &model_in_name));
+  CHECK(in_name && model_in_name && strcmp(in_name, model_in_name) == 0);
+  CHECK(out_name && strlen(out_name) > 0);
+  CHECK_FAILS(kiln_pulsed_runnable_input_name(pulsed, 3, &in_name), KILN_INVALID_ARGUMENT,
+              "input 3 out of range");
+
+  kiln_stream_session* stream = NULL;
+  CHECK_FAILS(kiln_stream_session_create(NULL, 1, &stream), KILN_INVALID_ARGUMENT,
+              "pulsed is NULL");
+  CHECK_OK(kiln_stream_session_create(pulsed, 1, &stream));
+  if (!stream) return;
+  const kiln_tensor* inputs[1] = {input};
+  kiln_tensor* output = NULL;
+  CHECK_OK(kiln_stream_session_run_whole(stream, inputs, 1, &output, 1));
+  CHECK(output != NULL && close_to(output, expected));
+  kiln_tensor_destroy(output);
+
+  /* Pulse by pulse: input [1, C, T] cut into [1, C, 8], outputs [1, K, 8] against the reference
+   * [1, K, T] frame by frame. */
+  CHECK_OK(kiln_stream_session_reset(stream));
+  const int64_t *in_shape, *want_shape;
+  size_t rank, want_rank, nbytes;
+  void *x, *want;
+  CHECK_OK(kiln_tensor_shape(input, &in_shape, &rank));
+  CHECK_OK(kiln_tensor_shape(expected, &want_shape, &want_rank));
+  CHECK_OK(kiln_tensor_data(input, &x, &nbytes));
+  CHECK_OK(kiln_tensor_data(expected, &want, &nbytes));
+  CHECK(rank == 3 && want_rank == 3 && in_shape[2] % 8 == 0);
+  if (rank != 3 || want_rank != 3) return;
+  const int64_t channels = in_shape[1], frames = in_shape[2], classes = want_shape[1];
+  int64_t chunk_shape[3] = {1, channels, 8};
+  float* chunk = malloc((size_t)(channels * 8) * sizeof(float));
+  long bad = 0;
+  for (int64_t p = 0; p < frames / 8; p++) {
+    for (int64_t c = 0; c < channels; c++)
+      for (int64_t t = 0; t < 8; t++) chunk[c * 8 + t] = ((const float*)x)[c * frames + p * 8 + t];
+    kiln_tensor* piece = NULL;
+    CHECK_OK(kiln_tensor_create(KILN_F32, chunk_shape, 3, chunk,
+                                (size_t)(channels * 8) * sizeof(float), &piece));
+    const kiln_tensor* push_in[1] = {piece};
+    output = NULL;
+    CHECK_OK(kiln_stream_session_push(stream, push_in, 1, &output, 1));
+    kiln_tensor_destroy(piece);
+    if (!output) break;
+    const int64_t* y_shape;
+    size_t y_rank, y_bytes;
+    void* y;
+    CHECK_OK(kiln_tensor_shape(output, &y_shape, &y_rank));
+    CHECK_OK(kiln_tensor_data(output, &y, &y_bytes));
+    CHECK(y_rank == 3 && y_shape[1] == classes && y_shape[2] == 8);
+    for (int64_t k = 0; k < classes && y_rank == 3; k++)
+      for (int64_t t = 0; t < 8; t++) {
+        float w = ((const float*)want)[k * frames + p * 8 + t];
+        float g = ((const float*)y)[k * 8 + t];
+        if (!(fabsf(g - w) <= 1e-5f + 1e-4f * fabsf(w))) bad++;
+      }
+    kiln_tensor_destroy(output);
+  }
+  CHECK(bad == 0);
+  CHECK_OK(kiln_stream_session_pulses(stream, &pulses));
+  CHECK(pulses == frames / 8);
+
+  /* A push of 7 frames: the message says what a push must carry. */
+  int64_t seven[3] = {1, channels, 7};
+  kiln_tensor* short_piece = NULL;
+  CHECK_OK(kiln_tensor_create(KILN_F32, seven, 3, NULL, 0, &short_piece));
+  const kiln_tensor* short_in[1] = {short_piece};
+  output = NULL;
+  CHECK_FAILS(kiln_stream_session_push(stream, short_in, 1, &output, 1), KILN_ERROR,
+              "must carry 8 frames along axis 2 per push");
+  CHECK(output == NULL);
+  CHECK_FAILS(kiln_stream_session_push(stream, inputs, 1, &output, 0), KILN_ERROR,
+              "must carry 8 frames");
+  CHECK_FAILS(kiln_stream_session_set_stream_length(stream, -1), KILN_ERROR,
+              "stream length -1 is negative");
+  CHECK_OK(kiln_stream_session_reset(stream));
+  CHECK_OK(kiln_stream_session_pulses(stream, &pulses));
+  CHECK(pulses == 0);
+  kiln_tensor_destroy(short_piece);
+  free(chunk);
+  kiln_stream_session_destroy(stream);
+  kiln_pulsed_runnable_destroy(pulsed);
+  kiln_model_destroy(model);
+  kiln_tensor_destroy(input);
+  kiln_tensor_destroy(expected);
+}
+
 int main(int argc, char** argv) {
   test_tensors();
   test_load_errors();
@@ -286,6 +413,7 @@ int main(int argc, char** argv) {
   if (f) {
     fclose(f);
     test_model(models);
+    test_stream(models);
   }
   if (failures) {
     fprintf(stderr, "%d checks failed\n", failures);
