@@ -139,6 +139,10 @@ set(CPACK_DEBIAN_KILN_DESCRIPTION
     "neural-network inference for small CPUs\n${_kiln_deb_long}\nThis package holds the kiln command and the shared library libkiln.")
 if(KILN_BUILD_SHARED)
   set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS ON)  # only kiln holds a shared library
+  # dpkg's ldconfig trigger (lintian: lacks-ldconfig-trigger); CPack's postinst/postrm also
+  # call ldconfig (lintian warns: maintscript-calls-ldconfig).
+  file(WRITE ${_kiln_doc}/triggers "activate-noawait ldconfig\n")
+  set(CPACK_DEBIAN_KILN_PACKAGE_CONTROL_EXTRA ${_kiln_doc}/triggers)
   set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS_POLICY ">=")
 endif()
 if(CMAKE_CROSSCOMPILING)
