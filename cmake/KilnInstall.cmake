@@ -83,6 +83,16 @@ endif()
 # gives on amd64 (the ctest api.deb_packages checks that the two lists name the same packages).
 set(KILN_DEB_RUNTIME_DEPENDS_DEFAULT
     "libarchive13 (>= 3.0.4), libc6 (>= 2.34), libfmt9 (>= 9.1.0+ds1), libgcc-s1 (>= 3.0), libonnx1 (>= 1.12.0), libprotobuf32 (>= 3.21.12), libre2-9 (>= 0+hg23), libspdlog1.10-fmt9, libstdc++6 (>= 12)")
+# ImageDecoder's codec libraries, when the build found them (CMakeLists.txt: KILN_IMAGE_LIBS).
+if("jpeg" IN_LIST KILN_IMAGE_LIBS)
+  string(APPEND KILN_DEB_RUNTIME_DEPENDS_DEFAULT ", libjpeg62-turbo (>= 1.3.1)")
+endif()
+if("png16" IN_LIST KILN_IMAGE_LIBS)
+  string(APPEND KILN_DEB_RUNTIME_DEPENDS_DEFAULT ", libpng16-16 (>= 1.6.2)")
+endif()
+if("webp" IN_LIST KILN_IMAGE_LIBS)
+  string(APPEND KILN_DEB_RUNTIME_DEPENDS_DEFAULT ", libwebp7 (>= 1.2.4)")
+endif()
 set(KILN_DEB_RUNTIME_DEPENDS "" CACHE STRING
     "The kiln package's Depends in cross builds (no dpkg-shlibdeps there); empty: Debian 12's")
 if(NOT KILN_DEB_RUNTIME_DEPENDS)
