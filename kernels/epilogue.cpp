@@ -55,11 +55,39 @@ const char* binary_fn_name(BinaryFn fn) {
   return "?";
 }
 
+namespace {
+
+// Row loops the compiler vectorizes (no aliasing between the tile row and its operand).
+void add_row(float* __restrict row, const float* __restrict o, int64_t n) {
+  for (int64_t j = 0; j < n; j++) row[j] = row[j] + o[j];
+}
+void mul_row(float* __restrict row, const float* __restrict o, int64_t n) {
+  for (int64_t j = 0; j < n; j++) row[j] = row[j] * o[j];
+}
+
+}  // namespace
+
 void apply_post_steps(const Epilogue& ep, float* c, int64_t ldc, int64_t rows, int64_t cols,
                       int64_t i0, int64_t j0) {
   const VecMath& vm = vec_math();
   for (int s = 0; s < ep.post_count; s++) {
     const PostStep& p = ep.post[s];
+    // A residual Add (or a Mul) by a full or per-column operand: inline row loops, not the
+    // vec_math call per tile row, whose dispatch cost as much as a small conv's row of
+    // additions (tdnn_stream's Relu-then-residual convs). Commutative: the same bits.
+    if (p.kind == PostStep::Kind::Binary &&
+        (p.binary == BinaryFn::Add || p.binary == BinaryFn::Mul) &&
+        (p.operand_kind == PostStep::Operand::Full || p.operand_kind == PostStep::Operand::Col)) {
+      const bool full = p.operand_kind == PostStep::Operand::Full;
+      for (int64_t i = 0; i < rows; i++) {
+        const float* o = p.operand + (full ? (i0 + i) * p.ld : 0) + j0;
+        if (p.binary == BinaryFn::Add)
+          add_row(c + i * ldc, o, cols);
+        else
+          mul_row(c + i * ldc, o, cols);
+      }
+      continue;
+    }
     for (int64_t i = 0; i < rows; i++) {
       float* row = c + i * ldc;
       if (p.kind == PostStep::Kind::Unary) {
