@@ -18,8 +18,10 @@
 #   KILN_CI_ARM=skip             skip the leg (says so loudly; exit 0)
 #   KILN_CI_ARM_BUILD_DIR        build folder (default build-ci-<arch>)
 #   KILN_CI_ARM_BACKEND_FILTER   googletest filter of backend cases (default: see below)
-#   KILN_CI_ARM_SHARED           ON (default) or OFF: build libkiln.so (PIC libraries) and so
+#   KILN_CI_ARM_SHARED           OFF (default) or ON: build libkiln.so (PIC libraries) and so
 #                                the python3-kiln package; OFF packages kiln and libkiln-dev only
+#                                (the tested path so far: an arm64 libkiln.so has not been linked
+#                                and run yet; nightly.sh runs the leg with ON)
 #   KILN_SHARED_MODELS           folder of the shared models (default: ../shared/models, then
 #                                ../../shared/models)
 #
@@ -83,7 +85,7 @@ echo "ci-arm: load: $(uptime)"
 bash scripts/setup-cross.sh "$arch"
 t1=$(date +%s)
 
-shared=${KILN_CI_ARM_SHARED:-ON}
+shared=${KILN_CI_ARM_SHARED:-OFF}
 # What the packages hold: the executable, libkiln.a (kiln_archive) and libkiln.so.
 targets=(kiln kiln_kernel_tests kiln_backend_tests kiln_archive)
 if [ "$shared" = ON ]; then

@@ -28,7 +28,7 @@ step() {
 step bash scripts/sanitize.sh
 step bash scripts/fuzz.sh --seconds "$seconds" --jobs 2
 if [ "$arm" = 1 ]; then
-  step bash scripts/ci-arm.sh --full
+  step env KILN_CI_ARM_SHARED=ON bash scripts/ci-arm.sh --full
   step bash scripts/ci-arm.sh --full --arch armv7
 fi
 echo "nightly: $((SECONDS - start)) s in all; $([ $status = 0 ] && echo all clean || echo FAILURES above)"
