@@ -6,11 +6,9 @@
 
 namespace kiln::kernels {
 
-void col2im_f32(const float* cols, int64_t ld, int64_t channels, const Col2ImGeometry& g,
+void col2im_f32(const float* cols, int64_t ld, int64_t channels, const ConvGeometry& g,
                 const float* bias, float* y) {
-  const int64_t out_size = g.out[0] * g.out[1] * g.out[2];
-  const int64_t volume = g.kernel[0] * g.kernel[1] * g.kernel[2];
-  const int64_t in_size = g.in[0] * g.in[1] * g.in[2];
+  const int64_t out_size = g.out_size(), volume = g.kernel_size(), in_size = g.in_size();
   parallel_for_work(channels, in_size * volume + out_size, [&](int64_t first, int64_t last) {
     for (int64_t c = first; c < last; c++) {
       float* plane = y + c * out_size;

@@ -9,21 +9,13 @@
 
 #include <cstdint>
 
-namespace kiln::kernels {
+#include "kernels/conv/conv_geometry.h"
 
-// Spatial geometry of up to three axes (outer first; unused axes 1 / 0).
-struct Col2ImGeometry {
-  int64_t in[3] = {1, 1, 1};
-  int64_t out[3] = {1, 1, 1};
-  int64_t kernel[3] = {1, 1, 1};
-  int64_t stride[3] = {1, 1, 1};
-  int64_t dilation[3] = {1, 1, 1};
-  int64_t pad[3] = {0, 0, 0};
-};
+namespace kiln::kernels {
 
 // cols: [channels * kernel volume][ld] (row r = c * volume + kernel offset; ld >= in positions);
 // y: `channels` planes of the output size; bias: `channels` values or null.
-void col2im_f32(const float* cols, int64_t ld, int64_t channels, const Col2ImGeometry& g,
+void col2im_f32(const float* cols, int64_t ld, int64_t channels, const ConvGeometry& g,
                 const float* bias, float* y);
 
 }  // namespace kiln::kernels

@@ -10,19 +10,6 @@ namespace kiln::ops {
 
 namespace {
 
-kernels::ConvGeometry conv_geometry(const Window3& w3) {
-  kernels::ConvGeometry geo;
-  for (int a = 0; a < 3; a++) {
-    geo.in[a] = w3.in[a];
-    geo.out[a] = w3.out[a];
-    geo.kernel[a] = w3.kernel[a];
-    geo.stride[a] = w3.stride[a];
-    geo.dilation[a] = w3.dilation[a];
-    geo.pad[a] = w3.pad[a];
-  }
-  return geo;
-}
-
 // A session's plans of one ConvPacked node, by geometry and thread count.
 using ConvPlans = PlanCache<std::pair<kernels::ConvGeometry, int>, kernels::ConvPlan>;
 

@@ -37,15 +37,7 @@ void ConvTransposePacked::eval(EvalContext& ctx, const TensorRefs& inputs) const
               "ConvTranspose: bias must hold {} values", m_out);
   Tensor& y = ctx.output(0, DatumType::F32, out_shape);
   if (y.numel() == 0) return;
-  kernels::Col2ImGeometry geo;
-  for (int i = 0; i < 3; i++) {
-    geo.in[i] = w.in[i];
-    geo.out[i] = w.out[i];
-    geo.kernel[i] = w.kernel[i];
-    geo.stride[i] = w.stride[i];
-    geo.dilation[i] = w.dilation[i];
-    geo.pad[i] = w.pad[i];
-  }
+  const kernels::ConvGeometry geo = conv_geometry(w);
   // Empty input positions or channels: the output is the bias alone.
   float* cols = ctx.scratch<float>(static_cast<size_t>(std::max<int64_t>(is * rows, 1)));
   if (is == 0 || cg == 0) std::fill_n(cols, is * rows, 0.0f);

@@ -168,4 +168,17 @@ Window3 make_window3(const WindowGeometry& geo, const Shape& input, const Shape&
   return w;
 }
 
+kernels::ConvGeometry conv_geometry(const Window3& w3) {
+  kernels::ConvGeometry geo;
+  for (int a = 0; a < 3; a++) {
+    geo.in[a] = w3.in[a];
+    geo.out[a] = w3.out[a];
+    geo.kernel[a] = w3.kernel[a];
+    geo.stride[a] = w3.stride[a];
+    geo.dilation[a] = w3.dilation[a];
+    geo.pad[a] = w3.pad[a];
+  }
+  return geo;
+}
+
 }  // namespace kiln::ops

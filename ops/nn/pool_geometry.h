@@ -8,6 +8,7 @@
 
 #include "core/dim.h"
 #include "core/op.h"
+#include "kernels/conv/conv_geometry.h"
 
 namespace kiln::ops {
 
@@ -65,5 +66,8 @@ struct Window3 {
 // Builds a Window3 from a completed geometry, input spatial dims and resolved output/padding.
 Window3 make_window3(const WindowGeometry& geo, const Shape& input, const Shape& output,
                      const Shape& pad_begin, const std::string& op);
+
+// The kernels' view of a window (kernels/conv/conv_geometry.h).
+kernels::ConvGeometry conv_geometry(const Window3& w3);
 
 }  // namespace kiln::ops
