@@ -8,6 +8,8 @@
 //            + residual[i * residual_ld + j] + (accumulate ? C[i, j] : 0)
 //        v = max(v, 0) + leaky_alpha * min(v, 0)   (when leaky)
 //        v = min(max(v, min), max)                 (when either bound is finite)
+//        v = v + residual[i * residual_ld + j]     (instead of the first residual, when
+//                                                   residual_last: an Add after a Relu)
 //   2. Post steps, in order, over each block of outputs right after it is stored (a tile of a
 //      product, a channel range of a depthwise conv, a plane of a Winograd conv), while it is
 //      still in L1: any unary function of the vectorized set, or a binary op with an operand that
@@ -79,6 +81,7 @@ struct Epilogue {
   const float* col_bias = nullptr;   // n values
   const float* residual = nullptr;   // m x n, row stride residual_ld
   int64_t residual_ld = 0;
+  bool residual_last = false;  // the residual is added after leaky and clamp instead
   bool accumulate = false;
   bool leaky = false;
   float leaky_alpha = 0.0f;

@@ -49,11 +49,12 @@ template <class S, int R, int NV, class Load, class Store>
   if (t.col_scale) each([&](V& v, int, int j) { v = S::mul(v, load(t.col_scale + j * W, j)); });
   if (t.row_bias) each([&](V& v, int i, int) { v = S::add(v, S::set1(t.row_bias[i])); });
   if (t.col_bias) each([&](V& v, int, int j) { v = S::add(v, load(t.col_bias + j * W, j)); });
-  if (t.residual) {
+  auto add_residual = [&] {
     each([&](V& v, int i, int j) {
       v = S::add(v, load(t.residual + i * t.residual_ld + j * W, j));
     });
-  }
+  };
+  if (t.residual && !t.residual_last) add_residual();
   if (t.accumulate) {
     each([&](V& v, int i, int j) { v = S::add(v, load(t.c + i * t.ldc + j * W, j)); });
   }
@@ -67,6 +68,7 @@ template <class S, int R, int NV, class Load, class Store>
     const V lo = S::set1(t.min), hi = S::set1(t.max);
     each([&](V& v, int, int) { v = S::min_keep(S::max_keep(v, lo), hi); });
   }
+  if (t.residual && t.residual_last) add_residual();
   each([&](V& v, int i, int j) { store(i, j, v); });
 }
 

@@ -198,8 +198,9 @@ int64_t winograd_scratch_floats(const WinogradWeights& w, const ConvGeometry& ge
 void winograd_conv(const WinogradWeights& w, const float* x, const ConvGeometry& geo,
                    const Epilogue& ep, float* y, float* padded, float* scratch_base, int threads) {
   KILN_ENSURE(winograd_supported(geo), "Winograd: not a 2-D 3x3 stride-1 conv");
-  KILN_ENSURE(!ep.row_scale && !ep.col_scale && !ep.col_bias && !ep.accumulate && !ep.leaky,
-              "Winograd: only bias, residual and clamp epilogues");
+  KILN_ENSURE(!ep.row_scale && !ep.col_scale && !ep.col_bias && !ep.accumulate && !ep.leaky &&
+                  !ep.residual_last,
+              "Winograd: only bias, residual and clamp epilogues (residual first)");
   const MicroKernel& k = w.kernel();
   const Plan p = make_plan(w, geo, threads);
   const int64_t c = w.in_channels(), m = w.out_channels();

@@ -40,6 +40,7 @@ struct TileArgs {
   const float* col_bias;
   const float* residual;
   int64_t residual_ld;
+  bool residual_last;  // add the residual after leaky / clamp (an Add after a Relu)
   bool accumulate;
   bool leaky;
   float leaky_alpha;

@@ -36,6 +36,7 @@ inline TileArgs base_args(const Epilogue& ep, float* c, int64_t ldc) {
   t.col_bias = ep.col_bias;
   t.residual = ep.residual;
   t.residual_ld = ep.residual_ld;
+  t.residual_last = ep.residual_last;
   t.accumulate = ep.accumulate;
   t.leaky = ep.leaky;
   t.leaky_alpha = ep.leaky_alpha;

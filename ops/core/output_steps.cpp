@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "base/error.h"
@@ -27,7 +28,7 @@ const char* operand_name(Operand o) {
 }
 
 int level(int slot) {
-  return slot;  // Residual 0 < Leaky 1 < Clamp 2: the register stage's order
+  return slot;  // Residual 0 < Leaky 1 < Clamp 2 < ResidualLast 3: the register stage's order
 }
 
 }  // namespace
@@ -53,9 +54,19 @@ std::string OutputStep::describe() const {
 bool OutputSteps::add(OutputStep step, RegisterStage stage) {
   // The register slot the step could take, if any.
   int candidate = -1;
-  if (step.kind == OutputStep::Kind::Binary && step.binary == kernels::BinaryFn::Add &&
-      step.operand == Operand::Full && stage.residual) {
+  const bool residual_add = step.kind == OutputStep::Kind::Binary &&
+                            step.binary == kernels::BinaryFn::Add && step.operand == Operand::Full;
+  // The kernels have one residual operand: first (before leaky / clamp) while none of those is
+  // taken, else last.
+  const bool after_activation =
+      std::find(slots_.begin(), slots_.end(), Slot::Leaky) != slots_.end() ||
+      std::find(slots_.begin(), slots_.end(), Slot::Clamp) != slots_.end();
+  const bool residual_taken =
+      std::find(slots_.begin(), slots_.end(), Slot::Residual) != slots_.end();
+  if (residual_add && stage.residual && !after_activation) {
     candidate = static_cast<int>(Slot::Residual);
+  } else if (residual_add && stage.residual_last && !residual_taken) {
+    candidate = static_cast<int>(Slot::ResidualLast);
   } else if (step.kind == OutputStep::Kind::Leaky && stage.leaky) {
     candidate = static_cast<int>(Slot::Leaky);
   } else if (step.kind == OutputStep::Kind::Clamp && stage.clamp) {
@@ -107,8 +118,10 @@ void OutputSteps::lower(const TensorRefs& inputs, const Shape& out_shape, size_t
     }
     switch (slots_[k]) {
       case Slot::Residual:
+      case Slot::ResidualLast:
         ep.residual = operand;
         ep.residual_ld = cols;
+        ep.residual_last = slots_[k] == Slot::ResidualLast;
         continue;
       case Slot::Leaky:
         ep.leaky = true;

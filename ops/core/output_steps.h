@@ -5,8 +5,8 @@
 //   - a producer says whether it can take one more step (FusableProducer::with_output_step),
 // and one pass (passes/fuse_output) joins them. OutputSteps keeps a producer's steps and lowers
 // them, each run, into the kernels::Epilogue its kernel applies: the first steps into the register
-// stage where the producer's kernels have them (residual add, LeakyRelu, clamp, in that order),
-// every later one as a post step.
+// stage where the producer's kernels have them (residual add, LeakyRelu, clamp, in that order, or
+// the residual add after them), every later one as a post step.
 #pragma once
 
 #include <limits>
@@ -64,6 +64,7 @@ struct RegisterStage {
   bool residual = true;  // a full-tensor Add
   bool leaky = true;
   bool clamp = true;
+  bool residual_last = true;  // a full-tensor Add after leaky / clamp (Relu then a skip Add)
 };
 
 class OutputSteps {
@@ -84,8 +85,9 @@ class OutputSteps {
   std::string describe() const;
 
  private:
-  // Where each step goes: the register stage (residual, leaky, clamp) or a post step.
-  enum class Slot : uint8_t { Residual, Leaky, Clamp, Post };
+  // Where each step goes: the register stage (residual, leaky, clamp, or a residual after them)
+  // or a post step.
+  enum class Slot : uint8_t { Residual, Leaky, Clamp, ResidualLast, Post };
   std::vector<OutputStep> steps_;
   std::vector<Slot> slots_;
 };

@@ -69,10 +69,12 @@ OpPtr ConvPacked::with_output_step(const OutputStep& step, const FactRefs& input
     s.operand = *kind;
     s.input = inputs.size();
   }
-  // The depthwise kernel clamps in registers but adds no residual; Winograd has no LeakyRelu.
+  // The depthwise kernel clamps in registers but adds no residual; Winograd has no LeakyRelu and
+  // adds its residual before the clamp only.
   RegisterStage stage;
   stage.residual = !kernel_->depthwise();
   stage.leaky = !kernel_->depthwise() && !kernel_->has_winograd();
+  stage.residual_last = !kernel_->depthwise() && !kernel_->has_winograd();
   auto copy = std::make_shared<ConvPacked>(*this);
   if (!copy->steps_.add(s, stage)) return nullptr;
   return copy;

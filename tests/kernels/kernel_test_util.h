@@ -52,9 +52,10 @@ inline EpilogueData make_epilogue(std::mt19937& rng, int mask, int64_t m, int64_
     d.ep.leaky = true;
     d.ep.leaky_alpha = 0.1f;
   }
-  if (mask & 128) d.ep.min = 0;       // Relu
-  if (mask & 256) d.ep.max = 0.75f;   // with Relu: Clip(0, 0.75)
-  if (mask & 512) d.ep.min = -0.25f;  // Clip(-0.25, ...)
+  if (mask & 128) d.ep.min = 0;             // Relu
+  if (mask & 256) d.ep.max = 0.75f;         // with Relu: Clip(0, 0.75)
+  if (mask & 512) d.ep.min = -0.25f;        // Clip(-0.25, ...)
+  d.ep.residual_last = (mask & 1024) != 0;  // the residual after leaky / clamp
   return d;
 }
 
@@ -76,10 +77,12 @@ inline void expect_matches(int64_t m, int64_t n, const EpilogueData& e,
       double v = acc * scale;
       if (e.ep.row_bias) v += e.row_bias[i];
       if (e.ep.col_bias) v += e.col_bias[j];
-      if (e.ep.residual) v += e.residual[i * e.ep.residual_ld + j];
+      const bool last = e.ep.residual_last;
+      if (e.ep.residual && !last) v += e.residual[i * e.ep.residual_ld + j];
       if (e.ep.accumulate) v += before[i * ldc + j];
       if (e.ep.leaky && v < 0) v *= e.ep.leaky_alpha;
       v = std::min<double>(std::max<double>(v, e.ep.min), e.ep.max);
+      if (e.ep.residual && last) v += e.residual[i * e.ep.residual_ld + j];
       double tol = 16 * kEps * mag * scale + 8 * kEps * (1 + std::fabs(v));
       double got = out[i * ldc + j];
       if (!(std::fabs(got - v) <= tol) && bad++ < 5) {

@@ -105,7 +105,9 @@ TEST(KernelsMmmInPlace, RandomShapes) {
                                   64 | 128,
                                   128 | 256,
                                   2 | 8 | 16 | 32 | 64,
-                                  1 | 2 | 4 | 8 | 16 | 32 | 64 | 256 | 512};
+                                  1 | 2 | 4 | 8 | 16 | 32 | 64 | 256 | 512,
+                                  4 | 16 | 128 | 1024,
+                                  2 | 8 | 16 | 32 | 64 | 128 | 256 | 1024};
   for (const MicroKernel* k : in_place_kernels()) {
     for (size_t ci = 0; ci < cases.size(); ci++) {
       const Case& c = cases[ci];
@@ -128,7 +130,9 @@ TEST(KernelsMmmInPlace, EveryPartialTileShape) {
                                   128 | 256,
                                   512 | 256,
                                   2 | 8 | 16 | 32 | 64,
-                                  1 | 2 | 4 | 8 | 16 | 32 | 64 | 256 | 512};
+                                  1 | 2 | 4 | 8 | 16 | 32 | 64 | 256 | 512,
+                                  4 | 16 | 128 | 1024,
+                                  2 | 8 | 16 | 32 | 64 | 128 | 256 | 1024};
   for (const MicroKernel* k : in_place_kernels()) {
     int i = 0;
     for (int64_t m = 1; m <= 2 * k->mr + 1; m++) {

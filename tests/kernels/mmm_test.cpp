@@ -129,7 +129,9 @@ TEST(KernelsMmm, EveryPartialTileShape) {
                                   128 | 256,
                                   512 | 256,
                                   2 | 8 | 16 | 32 | 64,
-                                  1 | 2 | 4 | 8 | 16 | 32 | 64 | 256 | 512};
+                                  1 | 2 | 4 | 8 | 16 | 32 | 64 | 256 | 512,
+                                  4 | 16 | 128 | 1024,
+                                  2 | 8 | 16 | 32 | 64 | 128 | 256 | 1024};
   for (const MicroKernel* k : kernels_here()) {
     int i = 0;
     for (int64_t m = 1; m <= 2 * k->mr + 1; m++) {
@@ -152,7 +154,8 @@ TEST(KernelsMmm, ScratchTilePathForKernelsWithoutEdgeTiles) {
     no_edge.in_place = nullptr;
     int i = 0;
     for (Case c : {Case{k->mr + 1, k->nr + 3, 9}, Case{2 * k->mr - 1, 1, 30}, Case{3, 49, 64}}) {
-      for (int mask : {0, 1 | 2 | 4 | 8 | 128, 16 | 32 | 64, 1 | 2 | 4 | 8 | 16 | 32 | 256 | 512}) {
+      for (int mask : {0, 1 | 2 | 4 | 8 | 128, 16 | 32 | 64, 1 | 2 | 4 | 8 | 16 | 32 | 256 | 512,
+                       4 | 16 | 128 | 1024}) {
         check(no_edge, c, mask, i % 4, i % 3 == 1, 1 + i % 2, rng);
         i++;
       }
@@ -195,7 +198,10 @@ TEST(KernelsMmm, EveryEpilogue) {
                             512 | 256,
                             1 | 4 | 128,
                             2 | 8 | 16 | 64,
-                            1 | 2 | 4 | 8 | 16 | 32 | 64 | 512 | 256};
+                            1 | 2 | 4 | 8 | 16 | 32 | 64 | 512 | 256,
+                            16 | 1024,
+                            4 | 16 | 128 | 1024,
+                            1 | 16 | 64 | 256 | 1024};
   for (const MicroKernel* k : kernels_here()) {
     for (int mask : masks) {
       // Full tiles and edge tiles both.

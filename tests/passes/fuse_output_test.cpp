@@ -95,10 +95,60 @@ TEST(FuseOutput, ConvAddBecomesOneConv) {
             "ConvPacked");
 }
 
-TEST(FuseOutput, ClampBeforeTheAddIsAPostStep) {
-  // Conv -> Relu -> Add: the kernel clamps in registers after any residual, so the add runs as a
-  // post step on each stored tile.
+TEST(FuseOutput, ClampBeforeTheAddIsOneConv) {
+  // Conv -> Relu -> Add: the kernel adds the residual in registers after the clamp.
   EXPECT_EQ(check_conv({{1, 4, 6, 6}, 9, 3, 1, {1, 1}, {1, 1, 1, 1}, true}, 5), "ConvPacked");
+  // Strided (never Winograd) and pointwise, batch 2, residual on either side.
+  EXPECT_EQ(check_conv({{2, 5, 9, 6}, 7, 3, 1, {2, 1}, {1, 1, 1, 1}, true, false, true}, 6),
+            "ConvPacked");
+  EXPECT_EQ(check_conv({{1, 8, 7, 9}, 13, 1, 1, {1, 1}, {0, 0, 0, 0}, true, true}, 7),
+            "ConvPacked");
+}
+
+// Where OutputSteps puts each step: a residual Add before or after the activation takes the one
+// residual slot of the register stage; a second residual, or one the producer cannot add in
+// registers, is a post step.
+TEST(FuseOutput, ResidualSlotFollowsTheStepOrder) {
+  using ops::OutputStep;
+  OutputStep relu;
+  relu.kind = OutputStep::Kind::Clamp;
+  relu.min = 0;
+  OutputStep add;
+  add.kind = OutputStep::Kind::Binary;
+  add.binary = kernels::BinaryFn::Add;
+  add.operand = kernels::PostStep::Operand::Full;
+  Tensor r = random_tensor({1, 2, 3}, 1);
+  struct Expect {
+    std::vector<OutputStep> steps;
+    ops::RegisterStage stage;
+    bool residual, last;
+    int posts;
+  };
+  ops::RegisterStage depthwise;
+  depthwise.residual = depthwise.residual_last = false;
+  ops::RegisterStage first_only;
+  first_only.residual_last = false;
+  const std::vector<Expect> cases = {
+      {{add, relu}, {}, true, false, 0},          {{relu, add}, {}, true, true, 0},
+      {{add, relu, add}, {}, true, false, 1},     {{relu, add}, depthwise, false, false, 1},
+      {{relu, add}, first_only, false, false, 1}, {{add}, depthwise, false, false, 1}};
+  for (size_t c = 0; c < cases.size(); c++) {
+    SCOPED_TRACE(c);
+    ops::OutputSteps steps;
+    TensorRefs inputs;
+    for (OutputStep s : cases[c].steps) {
+      if (s.kind == OutputStep::Kind::Binary) {
+        s.input = inputs.size();
+        inputs.push_back(&r);
+      }
+      ASSERT_TRUE(steps.add(s, cases[c].stage));
+    }
+    kernels::Epilogue ep;
+    steps.lower(inputs, r.shape(), 1, 0, ep);
+    EXPECT_EQ(ep.residual != nullptr, cases[c].residual);
+    EXPECT_EQ(ep.residual_last, cases[c].last);
+    EXPECT_EQ(ep.post_count, cases[c].posts);
+  }
 }
 
 TEST(FuseOutput, DepthwiseAndBroadcastAdds) {
