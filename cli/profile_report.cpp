@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <functional>
 
 #include "base/error.h"
 #include "core/timing_stats.h"
@@ -52,6 +53,40 @@ std::string bytes_text(int64_t bytes) {
 nlohmann::json dim_json(const Dim& d, const SymbolValues& symbols) {
   if (auto v = evaluate(d, symbols)) return *v;
   return d.substitute(symbols).to_string();
+}
+
+// The body rows of top-level node `top`, each followed by the rows of its own nested bodies; rows
+// whose parent cannot be found (a body replaced by its optimized form between runs) come last.
+std::vector<const BodyNodeProfile*> body_rows_of(const ProfileResult& profile, int top) {
+  std::vector<const BodyNodeProfile*> mine, out;
+  for (const auto& b : profile.body_nodes)
+    if (b.top_node == top) mine.push_back(&b);
+  std::vector<bool> done(mine.size(), false);
+  std::function<void(const std::string&)> emit_body = [&](const std::string& path) {
+    for (size_t i = 0; i < mine.size(); i++) {
+      if (done[i] || mine[i]->path != path) continue;
+      done[i] = true;
+      out.push_back(mine[i]);
+      const std::string nested = path + "/" + std::to_string(mine[i]->node) + ".";
+      std::vector<std::string> paths;
+      for (const auto* b : mine)
+        if (b->path.rfind(nested, 0) == 0 &&
+            b->path.find('/', nested.size()) == std::string::npos &&
+            std::find(paths.begin(), paths.end(), b->path) == paths.end())
+          paths.push_back(b->path);
+      std::sort(paths.begin(), paths.end());
+      for (const auto& p : paths) emit_body(p);
+    }
+  };
+  std::vector<std::string> tops;
+  for (const auto* b : mine)
+    if (b->depth == 1 && std::find(tops.begin(), tops.end(), b->path) == tops.end())
+      tops.push_back(b->path);
+  std::sort(tops.begin(), tops.end());
+  for (const auto& p : tops) emit_body(p);
+  for (size_t i = 0; i < mine.size(); i++)
+    if (!done[i]) out.push_back(mine[i]);
+  return out;
 }
 
 }  // namespace
@@ -105,6 +140,19 @@ Report build_report(const Graph& graph, const ProfileResult* profile, const Symb
     if (row.fma) t.fma += *row.fma;
     report.activation_bytes += nc.output_bytes.substitute(symbols);
     report.rows.push_back(std::move(row));
+    if (!profile) continue;
+    for (const BodyNodeProfile* b : body_rows_of(*profile, nc.node)) {
+      ReportRow br;
+      br.node = b->node;
+      br.name = b->name;
+      br.op = b->op;
+      br.body = b->path;
+      br.depth = b->depth;
+      br.calls = b->calls;
+      br.ms = b->ms;
+      br.percent = report.total_ms > 0 ? b->ms / report.total_ms * 100 : 0;
+      report.rows.push_back(std::move(br));
+    }
   }
   for (auto& [name, t] : by_op) report.by_op.push_back(t);
   std::stable_sort(report.by_op.begin(), report.by_op.end(),
@@ -127,6 +175,15 @@ void print_node_table(const Report& report, bool cost) {
   for (const auto& r : report.rows) {
     std::string line;
     if (report.profiled) line += fmt::format("{:>9.3f} ms/i {:>5.1f}%  ", r.ms, r.percent);
+    if (!r.body.empty()) {
+      // A node inside a body: indented under its top-level node, no cost columns.
+      if (cost) line += std::string(report.profiled ? 48 : 33, ' ');
+      line += fmt::format("{}> {} {} {} (body {}, {:.4g} calls/run, {:.4f} ms/call)",
+                          std::string(5 + 2 * static_cast<size_t>(r.depth - 1), ' '), r.node, r.op,
+                          r.name, r.body, r.calls, r.calls > 0 ? r.ms / r.calls : 0.0);
+      fmt::print("{}\n", line);
+      continue;
+    }
     if (cost) {
       line += fmt::format("{:<32} ", cost_text(r));
       if (report.profiled)
@@ -221,7 +278,20 @@ void print_summary(const Report& report) {
 nlohmann::json report_json(const Report& report) {
   SymbolValues none;
   nlohmann::json nodes = nlohmann::json::array();
+  nlohmann::json body_nodes = nlohmann::json::array();
   for (const auto& r : report.rows) {
+    if (!r.body.empty()) {
+      body_nodes.push_back({{"body", r.body},
+                            {"top_node", std::stoi(r.body.substr(0, r.body.find('.')))},
+                            {"depth", r.depth},
+                            {"id", r.node},
+                            {"name", r.name},
+                            {"op", r.op},
+                            {"ms", r.ms},
+                            {"percent", r.percent},
+                            {"calls_per_run", r.calls}});
+      continue;
+    }
     const Cost& c = r.cost.cost;
     nlohmann::json shapes = nlohmann::json::array();
     std::string s = r.output_shapes;
@@ -320,6 +390,7 @@ nlohmann::json report_json(const Report& report) {
     doc["timeline"] = {{"run", report.timeline.front().run}, {"thread", 0}, {"events", events}};
   }
   if (report.profiled) {
+    doc["body_nodes"] = body_nodes;
     doc["runs"] = report.runs;
     doc["total_ms"] = report.total_ms;
     doc["median_ms"] = report.median_ms;
@@ -339,7 +410,7 @@ std::vector<NodeEvent> median_run_events(const ProfileResult& profile) {
   int median = static_cast<int>(runs[runs.size() / 2]);
   std::vector<NodeEvent> out;
   for (const auto& e : profile.events)
-    if (e.run == median) out.push_back(e);
+    if (e.run == median && e.body < 0) out.push_back(e);  // the top-level nodes' timeline
   // Relative to the run's first node.
   if (!out.empty()) {
     double origin = out.front().start_us;
@@ -351,6 +422,20 @@ std::vector<NodeEvent> median_run_events(const ProfileResult& profile) {
 void write_trace(const std::string& path, const Graph& graph, const ProfileResult& profile) {
   nlohmann::json events = nlohmann::json::array();
   for (const auto& e : profile.events) {
+    if (e.body >= 0) {
+      // A body node: nested in time inside its top-level node's event.
+      const BodyNodeProfile& b = profile.body_nodes.at(static_cast<size_t>(e.body));
+      events.push_back(
+          {{"name", b.name.empty() ? b.op : b.name},
+           {"cat", b.op},
+           {"ph", "X"},
+           {"ts", e.start_us},
+           {"dur", e.duration_us},
+           {"pid", 1},
+           {"tid", 1},
+           {"args", {{"body", b.path}, {"node", b.node}, {"op", b.op}, {"run", e.run}}}});
+      continue;
+    }
     const Node& n = graph.node(e.node);
     events.push_back({{"name", n.name.empty() ? n.op->name() : n.name},
                       {"cat", n.op->name()},

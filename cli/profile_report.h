@@ -23,6 +23,11 @@ struct ReportRow {
   double gflops = 0;           // 2 x FMA / time, when both are known
   std::string kernel;          // the op's "kernel" attribute (packed kernel ops), or empty
   bool reference = false;      // runs a reference eval codegen declined (Op::is_reference_impl)
+  // A node inside a body of a top-level node (profiled only): the body's path ("12.0"), its
+  // nesting depth (1, 2...) and its mean evaluations per run; `node` is its id in the body.
+  std::string body;
+  int depth = 0;
+  double calls = 0;
 };
 
 struct OpTypeRow {
@@ -40,10 +45,10 @@ struct Report {
   int reference_nodes = 0;  // rows with `reference` set
   bool profiled = false;
   int runs = 0;
-  double total_ms = 0;      // mean whole-network time per run
-  double median_ms = 0;     // median whole-network time per run
-  double accounted_ms = 0;  // sum of the nodes' times
-  std::vector<ReportRow> rows;
+  double total_ms = 0;           // mean whole-network time per run
+  double median_ms = 0;          // median whole-network time per run
+  double accounted_ms = 0;       // sum of the nodes' times
+  std::vector<ReportRow> rows;   // each top-level node, followed by the nodes of its bodies
   std::vector<OpTypeRow> by_op;  // most time consuming first (or most FMA when not profiled)
   CostTotals totals;
   std::map<DatumType, std::optional<int64_t>> fma_values;  // totals evaluated

@@ -72,6 +72,12 @@ size_t ScratchArena::capacity() const {
 
 EvalContext::~EvalContext() = default;
 
+BodyTiming EvalContext::body_timing(size_t body) const {
+  if (!body_timer_) return {};
+  return {body_timer_,
+          fmt::format("{}{}.{}", body_prefix_ ? *body_prefix_ : std::string(), body_node_, body)};
+}
+
 void EvalContext::check_slot(size_t slot) const {
   KILN_ENSURE(slot < outputs_.size(), "output slot {} out of range ({} outputs)", slot,
               outputs_.size());

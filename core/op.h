@@ -3,6 +3,7 @@
 // its cost. Absent optional inputs are passed as nullptr.
 #pragma once
 
+#include <chrono>
 #include <memory>
 #include <string>
 #include <tuple>
@@ -90,6 +91,25 @@ struct OutputPlacement {
 // How an op produced an output slot in its last evaluation (State plans memory with it).
 enum class OutputKind : uint8_t { None, Written, HandedOver };
 
+// Profiling inside nested graphs (If branches, Loop / Scan bodies): while a State runs with a
+// BodyTimer, the control-flow ops run their bodies timed too and report each body node's time,
+// with the body's path: "<node id>.<body index>" of the node that ran it (nested bodies joined by
+// "/", e.g. "12.0/3.1").
+class BodyTimer {
+ public:
+  virtual ~BodyTimer() = default;
+  // Node `node` of `body` (the graph the body's State ran) took `elapsed`.
+  virtual void node(const std::string& path, const Graph& body, int node,
+                    std::chrono::nanoseconds elapsed) = 0;
+};
+
+// What a control-flow op hands to SubgraphRunner::run: where body nodes report (nullptr: not
+// profiling) and the body's path.
+struct BodyTiming {
+  BodyTimer* timer = nullptr;
+  std::string path;
+};
+
 // Where an op writes its outputs. Buffers are owned by the caller and reused across runs, so
 // an op that asks for the same type and shape again gets the same memory, without allocation.
 class EvalContext {
@@ -149,6 +169,15 @@ class EvalContext {
   // Evaluates `op`, an op this one wraps, in this context with `inner` as its state (nullptr:
   // made on demand): how wrappers keep their inner ops' states apart from their own.
   void eval_inner(const Op& op, const TensorRefs& inputs, OpState* inner);
+  // While profiling inside bodies: the timing of this node's body `body` (no timer otherwise).
+  BodyTiming body_timing(size_t body) const;
+  // As State sets it: bodies report to `timer`; this node is `node`, its path prefix `prefix`
+  // ("" at the top level, "12.0/" inside body 0 of node 12).
+  void set_body_timer(BodyTimer* timer, const std::string* prefix, int node) {
+    body_timer_ = timer;
+    body_prefix_ = prefix;
+    body_node_ = node;
+  }
 
  private:
   OpState& any_op_state(const Op& op);
@@ -168,6 +197,9 @@ class EvalContext {
   std::unique_ptr<ScratchArena> own_scratch_;  // when no arena was given
   OpState* state_ = nullptr;
   std::unique_ptr<OpState> own_state_;  // when no state was given
+  BodyTimer* body_timer_ = nullptr;
+  const std::string* body_prefix_ = nullptr;
+  int body_node_ = -1;
 };
 
 class Op {

@@ -1,6 +1,9 @@
 #include "core/profiler.h"
 
+#include <algorithm>
+#include <map>
 #include <numeric>
+#include <tuple>
 
 #include "base/error.h"
 
@@ -14,6 +17,65 @@ double ProfileResult::mean_run_ms() const {
 double ProfileResult::nodes_total_ms() const {
   return std::accumulate(node_ms.begin(), node_ms.end(), 0.0);
 }
+
+namespace {
+
+// Sums the times of body nodes, keyed by body path, node name and op (a body's graph is
+// replaced by its optimized form on its second use, so node ids are not stable; they only tell
+// unnamed nodes apart).
+class BodyCollector : public BodyTimer {
+ public:
+  BodyCollector(ProfileResult& result, bool record_events, const int& run,
+                std::chrono::steady_clock::time_point origin)
+      : result_(result), record_events_(record_events), run_(run), origin_(origin) {}
+
+  void node(const std::string& path, const Graph& body, int node,
+            std::chrono::nanoseconds elapsed) override {
+    const Node& n = body.node(node);
+    const std::string op = n.op->name();
+    auto key = std::make_tuple(path, n.name, op, n.name.empty() ? node : -1);
+    auto it = rows_.find(key);
+    if (it == rows_.end()) {
+      BodyNodeProfile row;
+      row.path = path;
+      row.top_node = std::stoi(path.substr(0, path.find('.')));
+      row.depth = 1 + static_cast<int>(std::count(path.begin(), path.end(), '/'));
+      row.node = node;
+      row.name = n.name;
+      row.op = op;
+      result_.body_nodes.push_back(row);
+      total_ns_.push_back(0);
+      calls_.push_back(0);
+      it = rows_.emplace(key, result_.body_nodes.size() - 1).first;
+    }
+    total_ns_[it->second] += static_cast<double>(elapsed.count());
+    calls_[it->second]++;
+    if (record_events_) {
+      using Clock = std::chrono::steady_clock;
+      double end_us = std::chrono::duration<double, std::micro>(Clock::now() - origin_).count();
+      double dur_us = static_cast<double>(elapsed.count()) / 1000.0;
+      result_.events.push_back({result_.body_nodes[it->second].top_node, run_, end_us - dur_us,
+                                dur_us, static_cast<int>(it->second)});
+    }
+  }
+
+  void finish(int runs) {
+    for (size_t i = 0; i < result_.body_nodes.size(); i++) {
+      result_.body_nodes[i].ms = total_ns_[i] / 1e6 / runs;
+      result_.body_nodes[i].calls = calls_[i] / runs;
+    }
+  }
+
+ private:
+  ProfileResult& result_;
+  bool record_events_;
+  const int& run_;
+  std::chrono::steady_clock::time_point origin_;
+  std::map<std::tuple<std::string, std::string, std::string, int>, size_t> rows_;
+  std::vector<double> total_ns_, calls_;
+};
+
+}  // namespace
 
 ProfileResult profile_state(Session& state, const std::vector<Tensor>& inputs,
                             const ProfileLimits& limits, bool record_events,
@@ -50,9 +112,10 @@ ProfileResult profile_state(Session& state, const std::vector<Tensor>& inputs,
       result.events.push_back({node, run, end_us - dur_us, dur_us});
     }
   };
+  BodyCollector bodies(result, record_events, run, origin);
   for (;;) {
     auto t0 = Clock::now();
-    state.run_timed(inputs, timer);
+    state.run_timed(inputs, timer, &bodies);
     result.run_ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
     run++;
     if (progress) progress(seconds_since(start), static_cast<size_t>(run));
@@ -63,6 +126,10 @@ ProfileResult profile_state(Session& state, const std::vector<Tensor>& inputs,
   }
   result.runs = run;
   for (size_t i = 0; i < g.size(); i++) result.node_ms[i] = total_ns[i] / 1e6 / run;
+  bodies.finish(run);
+  // Body nodes report before the node that ran them: the events in time order.
+  std::stable_sort(result.events.begin(), result.events.end(),
+                   [](const NodeEvent& a, const NodeEvent& b) { return a.start_us < b.start_us; });
   return result;
 }
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <functional>
+#include <string>
 #include <vector>
 
 #include "core/session.h"
@@ -15,12 +16,26 @@ struct ProfileLimits {
   double max_seconds = 2;  // ...or once this much time has passed (<= 0: no limit)
 };
 
-// One node evaluation, in microseconds since the first profiled run started.
+// One node evaluation, in microseconds since the first profiled run started. A node inside a
+// body: `node` is the top-level node that ran the body, `body` its row in body_nodes.
 struct NodeEvent {
   int node;
   int run;
   double start_us;
   double duration_us;
+  int body = -1;
+};
+
+// A node inside a body (If branch, Loop / Scan body) of a top-level node, over every evaluation
+// of a run: an If branch's nodes once per run when taken, a Loop body's once per iteration.
+struct BodyNodeProfile {
+  std::string path;   // the body: "12.0" (body 0 of node 12), nested: "12.0/3.1"
+  int top_node = -1;  // the top-level node the body belongs to (12)
+  int depth = 1;      // bodies nested in bodies: 2, ...
+  int node = -1;      // its id in the body graph (nested bodies' paths name it: "12.0/3.1")
+  std::string name, op;
+  double ms = 0;     // mean time per run (every evaluation)
+  double calls = 0;  // mean evaluations per run (a Loop body's: its iterations)
 };
 
 struct ProfileResult {
@@ -29,6 +44,9 @@ struct ProfileResult {
   std::vector<double> node_ms;    // indexed by node id: mean time per run (0 when not timed)
   std::vector<double> run_ms;     // wall time of each profiled run (timer overhead included)
   std::vector<NodeEvent> events;  // when requested
+  // The nodes inside bodies, in the order they first ran; a body node's time is part of its
+  // top-level node's time, not added to nodes_total_ms.
+  std::vector<BodyNodeProfile> body_nodes;
   double mean_run_ms() const;
   double nodes_total_ms() const;  // sum of node_ms
 };

@@ -15,9 +15,10 @@ void Session::run(const std::vector<Tensor>& inputs, std::vector<Tensor>& output
   state_.run(inputs, outputs);
 }
 
-std::vector<Tensor> Session::run_timed(const std::vector<Tensor>& inputs, const NodeTimer& timer) {
+std::vector<Tensor> Session::run_timed(const std::vector<Tensor>& inputs, const NodeTimer& timer,
+                                       BodyTimer* bodies) {
   PoolScope scope(&pool_);
-  return state_.run_timed(inputs, timer);
+  return state_.run_timed(inputs, timer, bodies);
 }
 
 }  // namespace kiln

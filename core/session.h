@@ -27,7 +27,8 @@ class Session {
   // As State::run, on this session's threads.
   std::vector<Tensor> run(const std::vector<Tensor>& inputs);
   void run(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs);
-  std::vector<Tensor> run_timed(const std::vector<Tensor>& inputs, const NodeTimer& timer);
+  std::vector<Tensor> run_timed(const std::vector<Tensor>& inputs, const NodeTimer& timer,
+                                BodyTimer* bodies = nullptr);
 
   int threads() const { return pool_.threads(); }
   const SymbolValues& symbols() const { return state_.symbols(); }

@@ -191,14 +191,15 @@ void State::run(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs)
   run_into(inputs, outputs, nullptr);
 }
 
-std::vector<Tensor> State::run_timed(const std::vector<Tensor>& inputs, const NodeTimer& timer) {
+std::vector<Tensor> State::run_timed(const std::vector<Tensor>& inputs, const NodeTimer& timer,
+                                     BodyTimer* bodies, const std::string& prefix) {
   std::vector<Tensor> outputs;
-  run_into(inputs, outputs, timer ? &timer : nullptr);
+  run_into(inputs, outputs, timer ? &timer : nullptr, bodies, &prefix);
   return outputs;
 }
 
 void State::run_into(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs,
-                     const NodeTimer* timer) {
+                     const NodeTimer* timer, BodyTimer* bodies, const std::string* prefix) {
   check_inputs(inputs);
   const Graph& g = plan_->graph();
   // The caller's tensors of the last run and this State's views of other values hold references
@@ -222,6 +223,7 @@ void State::run_into(const std::vector<Tensor>& inputs, std::vector<Tensor>& out
     size_t first = first_value_[static_cast<size_t>(id)];
     EvalContext ctx(values_[static_cast<size_t>(id)], &placements_[first], &kinds_[first],
                     &scratch_, op_states_[static_cast<size_t>(id)].get());
+    if (bodies) ctx.set_body_timer(bodies, prefix, id);
     try {
       if (timer) {
         auto start = std::chrono::steady_clock::now();

@@ -75,8 +75,10 @@ class State {
   // holds the previous run's outputs, their buffers are reused: a steady-state run through
   // this overload allocates nothing.
   void run(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs);
-  // Same, calling `timer` after each node.
-  std::vector<Tensor> run_timed(const std::vector<Tensor>& inputs, const NodeTimer& timer);
+  // Same, calling `timer` after each node; with `bodies`, the nodes inside the bodies of its
+  // control-flow nodes report to it too, their paths starting with `prefix` (core/op.h).
+  std::vector<Tensor> run_timed(const std::vector<Tensor>& inputs, const NodeTimer& timer,
+                                BodyTimer* bodies = nullptr, const std::string& prefix = {});
   // Symbol values bound by the last run's inputs.
   const SymbolValues& symbols() const { return symbols_; }
   const Plan& plan() const { return *plan_; }
@@ -94,7 +96,8 @@ class State {
   struct InputDim;
   void check_inputs(const std::vector<Tensor>& inputs);
   void run_into(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs,
-                const NodeTimer* timer);
+                const NodeTimer* timer, BodyTimer* bodies = nullptr,
+                const std::string* prefix = nullptr);
   void after_node(int id);
   void lay_out();
   size_t value_index(Outlet o) const {

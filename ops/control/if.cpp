@@ -179,7 +179,8 @@ void If::eval(EvalContext& ctx, const TensorRefs& inputs) const {
     KILN_ENSURE(i < inputs.size() && inputs[i], "If: branch input {} is missing", i);
     args.push_back(*inputs[i]);
   }
-  auto outs = b.runner->run(ctx.op_state<BodyStates>(*this).at(taken ? 0 : 1), args);
+  auto outs = b.runner->run(ctx.op_state<BodyStates>(*this).at(taken ? 0 : 1), args,
+                            ctx.body_timing(taken ? 0 : 1));
   for (size_t i = 0; i < outs.size() && i < ctx.num_outputs(); i++)
     ctx.set_output(i, std::move(outs[i]));
 }

@@ -139,6 +139,7 @@ std::unique_ptr<OpState> Loop::make_state(const FactRefs&) const {
 
 void Loop::eval(EvalContext& ctx, const TensorRefs& inputs) const {
   SubgraphRunner::Runs& runs = ctx.op_state<BodyStates>(*this).at(0);
+  const BodyTiming timing = ctx.body_timing(0);
   const size_t num_captures = runner_.num_inputs() - 2 - num_carried_;
   KILN_ENSURE(inputs.size() == 2 + num_carried_ + num_captures, "Loop: expects {} inputs, got {}",
               2 + num_carried_ + num_captures, inputs.size());
@@ -171,7 +172,7 @@ void Loop::eval(EvalContext& ctx, const TensorRefs& inputs) const {
     check_deadline("Loop");  // --timeout (core/run_limits.h)
     args[0] = Tensor::scalar<int64_t>(i);
     args[1] = Tensor::scalar<bool>(cond);
-    auto outs = runner_.run(runs, args);
+    auto outs = runner_.run(runs, args, timing);
     KILN_ENSURE(outs[0].numel() == 1, "Loop: body condition must have one element");
     cond = outs[0].value_as_double(0) != 0;
     bool unchanged = detect_fixed_point && cond;

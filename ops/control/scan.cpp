@@ -147,10 +147,10 @@ std::vector<Fact> Scan::output_facts(const FactRefs& inputs) const {
   return out;
 }
 
-void Scan::scan_one(SubgraphRunner::Runs& runs, const std::vector<Tensor>& states,
-                    const std::vector<Tensor>& scan_inputs, const std::vector<Tensor>& captures,
-                    int64_t length, int64_t total, std::vector<Tensor>& final_states,
-                    std::vector<Tensor>& scan_outputs) const {
+void Scan::scan_one(SubgraphRunner::Runs& runs, const BodyTiming& timing,
+                    const std::vector<Tensor>& states, const std::vector<Tensor>& scan_inputs,
+                    const std::vector<Tensor>& captures, int64_t length, int64_t total,
+                    std::vector<Tensor>& final_states, std::vector<Tensor>& scan_outputs) const {
   const size_t n = config_.num_states, m = config_.num_scan_inputs;
   const size_t k_out = num_scan_outputs();
   std::vector<Tensor> args(runner_.num_inputs());
@@ -167,7 +167,7 @@ void Scan::scan_one(SubgraphRunner::Runs& runs, const std::vector<Tensor>& state
       int64_t idx = at_or(config_.input_directions, j, 0) ? length - 1 - t : t;
       args[n + j] = take_along(scan_inputs[j], in_axes[j], idx);
     }
-    auto outs = runner_.run(runs, args);
+    auto outs = runner_.run(runs, args, timing);
     for (size_t i = 0; i < n; i++) args[i] = outs[i];
     for (size_t k = 0; k < k_out; k++) {
       const Tensor& slice = outs[n + k];
@@ -192,6 +192,7 @@ std::unique_ptr<OpState> Scan::make_state(const FactRefs&) const {
 
 void Scan::eval(EvalContext& ctx, const TensorRefs& inputs) const {
   SubgraphRunner::Runs& runs = ctx.op_state<BodyStates>(*this).at(0);
+  const BodyTiming timing = ctx.body_timing(0);
   const size_t n = config_.num_states, m = config_.num_scan_inputs;
   const size_t captures = runner_.num_inputs() - n - m;
   const size_t base = first_input();
@@ -234,7 +235,7 @@ void Scan::eval(EvalContext& ctx, const TensorRefs& inputs) const {
                   scans[j].dim(a), seq);
     }
     std::vector<Tensor> final_states, outs;
-    scan_one(runs, states, scans, caps, seq, seq, final_states, outs);
+    scan_one(runs, timing, states, scans, caps, seq, seq, final_states, outs);
     for (size_t i = 0; i < n && i < ctx.num_outputs(); i++) ctx.set_output(i, final_states[i]);
     for (size_t k = 0; k < k_out && n + k < ctx.num_outputs(); k++)
       ctx.set_output(n + k, outs[k].is_null() ? empty_output(k, 0) : outs[k]);
@@ -263,7 +264,7 @@ void Scan::eval(EvalContext& ctx, const TensorRefs& inputs) const {
     std::vector<Tensor> s, x, final_states, outs;
     for (const auto& t : states) s.push_back(take_along(t, 0, b));
     for (const auto& t : scans) x.push_back(take_along(t, 0, b));
-    scan_one(runs, s, x, caps, lens[static_cast<size_t>(b)], seq, final_states, outs);
+    scan_one(runs, timing, s, x, caps, lens[static_cast<size_t>(b)], seq, final_states, outs);
     for (size_t i = 0; i < n; i++) {
       if (out_states[i].is_null()) {
         Shape shape = final_states[i].shape();

@@ -45,11 +45,12 @@ class Scan : public Op {
   // the batch size.
   std::vector<Fact> body_input_facts(const FactRefs& inputs, Dim& seq, Dim& batch) const;
   // Runs the scan for one (unbatched) set of states and scan inputs, `length` iterations;
-  // scan outputs are `total` long along their axis (zero past `length`).
-  void scan_one(SubgraphRunner::Runs& runs, const std::vector<Tensor>& states,
-                const std::vector<Tensor>& scan_inputs, const std::vector<Tensor>& captures,
-                int64_t length, int64_t total, std::vector<Tensor>& final_states,
-                std::vector<Tensor>& scan_outputs) const;
+  // scan outputs are `total` long along their axis (zero past `length`). The body's nodes report
+  // to `timing` when it has a timer.
+  void scan_one(SubgraphRunner::Runs& runs, const BodyTiming& timing,
+                const std::vector<Tensor>& states, const std::vector<Tensor>& scan_inputs,
+                const std::vector<Tensor>& captures, int64_t length, int64_t total,
+                std::vector<Tensor>& final_states, std::vector<Tensor>& scan_outputs) const;
   size_t first_input() const { return config_.batched ? 1 : 0; }
   size_t num_scan_outputs() const { return runner_.num_outputs() - config_.num_states; }
 

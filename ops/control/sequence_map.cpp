@@ -50,6 +50,7 @@ std::unique_ptr<OpState> SequenceMap::make_state(const FactRefs&) const {
 
 void SequenceMap::eval(EvalContext& ctx, const TensorRefs& inputs) const {
   SubgraphRunner::Runs& runs = ctx.op_state<BodyStates>(*this).at(0);
+  const BodyTiming timing = ctx.body_timing(0);
   const auto& first = sequence_of(required(inputs, 0, name()), name());
   size_t length = first.items.size();
   for (size_t i = 1; i < num_inputs_; i++)
@@ -63,7 +64,7 @@ void SequenceMap::eval(EvalContext& ctx, const TensorRefs& inputs) const {
   for (size_t k = 0; k < length; k++) {
     for (size_t i = 0; i < num_inputs_; i++)
       if (is_sequence(*inputs[i])) args[i] = sequence_of(*inputs[i], name()).items[k];
-    auto outs = runner_.run(runs, args);
+    auto outs = runner_.run(runs, args, timing);
     // Body buffers still referenced here are never overwritten by the next run (reuse needs
     // sole ownership), so the items need no copy.
     for (size_t o = 0; o < outs.size(); o++) collected[o].push_back(std::move(outs[o]));

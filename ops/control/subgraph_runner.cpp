@@ -88,14 +88,32 @@ GraphPtr SubgraphRunner::analysed(const std::vector<Fact>& facts) const {
   return graph;
 }
 
-std::vector<Tensor> SubgraphRunner::run(Runs& runs, const std::vector<Tensor>& inputs) const {
+namespace {
+
+// Runs `state`, timing each node into `timing` when it has a timer.
+std::vector<Tensor> run_state(State& state, const std::vector<Tensor>& inputs,
+                              const BodyTiming& timing) {
+  if (!timing.timer) return state.run(inputs);
+  const Graph& g = state.plan().graph();
+  return state.run_timed(
+      inputs,
+      [&](int node, std::chrono::nanoseconds elapsed) {
+        timing.timer->node(timing.path, g, node, elapsed);
+      },
+      timing.timer, timing.path + "/");
+}
+
+}  // namespace
+
+std::vector<Tensor> SubgraphRunner::run(Runs& runs, const std::vector<Tensor>& inputs,
+                                        const BodyTiming& timing) const {
   KILN_ENSURE(inputs.size() == num_inputs(), "body graph has {} inputs, given {} tensors",
               num_inputs(), inputs.size());
   for (auto it = runs.entries_.begin(); it != runs.entries_.end(); ++it) {
     if (!accepts(it->facts, inputs)) continue;
     if (it != runs.entries_.begin()) std::iter_swap(it, runs.entries_.begin());
     maybe_optimize(runs.entries_.front());
-    return runs.entries_.front().state->run(inputs);
+    return run_state(*runs.entries_.front().state, inputs, timing);
   }
   std::vector<Fact> facts;
   std::vector<bool> constants;
@@ -128,7 +146,7 @@ std::vector<Tensor> SubgraphRunner::run(Runs& runs, const std::vector<Tensor>& i
   runs.entries_.push_front(
       {facts, graph, std::make_unique<State>(std::make_shared<Plan>(graph)), 0, false});
   if (runs.entries_.size() > kMaxCachedGraphs) runs.entries_.pop_back();
-  return runs.entries_.front().state->run(inputs);
+  return run_state(*runs.entries_.front().state, inputs, timing);
 }
 
 void SubgraphRunner::maybe_optimize(Runs::Entry& entry) const {

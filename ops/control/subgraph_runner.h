@@ -53,8 +53,10 @@ class SubgraphRunner {
     };
     std::deque<Entry> entries_;
   };
-  // Runs the body on these inputs, one per body input, with the session's `runs`.
-  std::vector<Tensor> run(Runs& runs, const std::vector<Tensor>& inputs) const;
+  // Runs the body on these inputs, one per body input, with the session's `runs`; its nodes
+  // report their times to `timing` when it has a timer (kiln profile).
+  std::vector<Tensor> run(Runs& runs, const std::vector<Tensor>& inputs,
+                          const BodyTiming& timing = {}) const;
 
  private:
   GraphPtr analysed(const std::vector<Fact>& facts) const;

@@ -9,6 +9,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <regex>
+#include <set>
 #include <sstream>
 
 #include "tests/cli/run_kiln.h"
@@ -242,6 +243,67 @@ TEST(ProfileCommand, TraceHasOneCompleteEventPerNodePerRun) {
   }
   EXPECT_EQ(seen.size(), nodes * 3);
   for (const auto& [key, count] : seen) EXPECT_EQ(count, 1);
+}
+
+// Nodes inside If branches and Loop bodies get their own rows (`body_nodes` in JSON, indented
+// in text, events in the trace): their times fit inside their top-level node's, and a Loop
+// body's nodes run once per iteration.
+TEST(ProfileCommand, BodyNodesHaveTheirOwnRows) {
+  // Silero VAD v5 without -i facts: its If picks the 16 kHz branch at run time.
+  const std::string dir = std::string(KILN_SOURCE_DIR) + "/examples/silero_vad_v5";
+  const std::string trace =
+      (fs::temp_directory_path() / ("kiln_body_trace_" + std::to_string(::getpid()) + ".json"))
+          .string();
+  json doc = profile_json("profile " + dir + "/model.onnx --input-bundle " + dir +
+                          "/test_data_set_0 --runs 3 --json --trace " + trace);
+  std::map<int, json> top;
+  for (const auto& n : doc["nodes"]) top[n["id"].get<int>()] = n;
+  ASSERT_TRUE(doc.contains("body_nodes"));
+  ASSERT_GE(doc["body_nodes"].size(), 5u);
+  std::map<int, double> body_ms;  // top node -> its depth-1 body nodes' time
+  std::set<std::string> ops;
+  for (const auto& b : doc["body_nodes"]) {
+    const int t = b["top_node"].get<int>();
+    ASSERT_TRUE(top.count(t)) << b.dump();
+    EXPECT_EQ(top[t]["op"], "If") << b.dump();
+    EXPECT_EQ(b["calls_per_run"].get<double>(), 1.0) << b.dump();  // the branch, once per run
+    if (b["depth"] == 1) body_ms[t] += b["ms"].get<double>();
+    ops.insert(b["op"].get<std::string>());
+  }
+  for (const auto& [t, ms] : body_ms) {
+    const double if_ms = top[t]["ms"].get<double>();
+    EXPECT_LE(ms, if_ms * 1.0001) << t;
+    EXPECT_GE(ms, if_ms * 0.5) << t;  // the branch's nodes are most of the If
+  }
+  // The branch runs optimized kernels: its convolutions are packed.
+  EXPECT_TRUE(ops.count("ConvPacked")) << doc["body_nodes"].dump();
+  std::ifstream in(trace);
+  ASSERT_TRUE(in) << trace;
+  json t = json::parse(in);
+  fs::remove(trace);
+  size_t body_events = 0;
+  for (const auto& e : t["traceEvents"]) body_events += e["args"].contains("body") ? 1 : 0;
+  EXPECT_EQ(body_events, doc["body_nodes"].size() * 3);
+
+  auto text = run_kiln_command("profile " + dir + "/model.onnx --input-bundle " + dir +
+                               "/test_data_set_0 --runs 2");
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find(" calls/run, "), std::string::npos) << text.out;
+}
+
+TEST(ProfileCommand, LoopBodyNodesCountIterations) {
+  // ONNX's test_loop11: trip count 5.
+  const std::string dir = "/usr/share/libonnx-testdata/data/node/test_loop11";
+  if (!fs::exists(dir)) GTEST_SKIP() << dir << " missing";
+  json doc = profile_json("profile " + dir + "/model.onnx --input-bundle " + dir +
+                          "/test_data_set_0 --runs 4 --json");
+  ASSERT_FALSE(doc["body_nodes"].empty());
+  bool add = false;
+  for (const auto& b : doc["body_nodes"]) {
+    EXPECT_EQ(b["calls_per_run"].get<double>(), 5.0) << b.dump();
+    add = add || b["op"].get<std::string>().find("Add") != std::string::npos;
+  }
+  EXPECT_TRUE(add) << doc["body_nodes"].dump();
 }
 
 TEST(ProfileCommand, SymbolicCostsWithoutInputs) {
