@@ -3,7 +3,10 @@
 // checked by scripts/opsets-edges.py): empty tensors (a zero dimension in an input or an
 // output), negative axes, broadcasting, and the values of the mode-like attributes the other
 // families leave out. Every case is named `<Op>_<opset>_edge_<what>` (regenerate them with
-// FILTER=_edge_).
+// FILTER=_edge_). Empty-tensor cases ONNX Runtime 1.30 cannot run (no version-22 kernel of the
+// random generators or GlobalLpPool; empty batches it refuses or aborts on: GroupNormalization,
+// GRU, LSTM, Attention) are in tests/onnx_pyref (gen/generate.py, edge_cases), whose reference
+// gives the spec's empty output.
 const b = require('./onnx_builder');
 const { f, i64, c64, one } = require('./case_util');
 
@@ -159,12 +162,8 @@ function nnCases() {
     [['y', 'float'], ['i', 'int64']]));
   out.push(one('Conv_22_edge_empty', 'Conv', 22, [x0, f('w', [3, 2, 2, 2])]));
   out.push(one('ConvTranspose_22_edge_empty', 'ConvTranspose', 22, [x0, f('w', [2, 3, 2, 2])]));
-  for (const op of ['GlobalAveragePool', 'GlobalMaxPool', 'GlobalLpPool']) out.push(one(`${op}_22_edge_empty`, op, 22, [x0]));
+  for (const op of ['GlobalAveragePool', 'GlobalMaxPool']) out.push(one(`${op}_22_edge_empty`, op, 22, [x0]));
   out.push(one('InstanceNormalization_22_edge_empty', 'InstanceNormalization', 22, [x0, f('s', [2]), f('b', [2])]));
-  for (const o of [18, 21]) {
-    out.push(one(`GroupNormalization_${o}_edge_empty`, 'GroupNormalization', o,
-      [f('x', [0, 4, 3]), f('s', o === 18 ? [2] : [4]), f('b', o === 18 ? [2] : [4])], { num_groups: 2 }));
-  }
   out.push(one('RMSNormalization_23_edge_empty', 'RMSNormalization', 23, [f('x', [0, 3, 4]), f('s', [4])], { axis: -1 }));
   out.push(one('Col2Im_18_edge_empty_batch', 'Col2Im', 18,
     [f('x', [0, 4, 4]), c64('image_shape', [2], [3, 3]), c64('block_shape', [2], [2, 2])]));
@@ -293,19 +292,6 @@ function imageCases() {
   return out;
 }
 
-function randomCases() {
-  // The values of a seeded generator are kiln's own; an empty request has only one answer.
-  const out = [];
-  out.push(one('RandomNormal_22_edge_empty', 'RandomNormal', 22, [], { shape: [0, 3], seed: ['float', 1] }));
-  out.push(one('RandomUniform_22_edge_empty', 'RandomUniform', 22, [], { shape: [2, 0], seed: ['float', 1] }));
-  out.push(one('RandomNormalLike_22_edge_empty', 'RandomNormalLike', 22, [f('x', [0, 3])], { seed: ['float', 1] }));
-  out.push(one('RandomUniformLike_22_edge_empty', 'RandomUniformLike', 22, [f('x', [3, 0])], { seed: ['float', 1] }));
-  out.push(one('Bernoulli_22_edge_empty', 'Bernoulli', 22, [f('x', [0, 2], { gen: [0, 1] })], { seed: ['float', 1] }));
-  out.push(one('Multinomial_22_edge_empty_batch', 'Multinomial', 22, [f('x', [0, 3])], { sample_size: 4, seed: ['float', 1] },
-    [['y', 'int32']]));
-  return out;
-}
-
 function textCases() {
   const out = [];
   out.push(one('RegexFullMatch_20_edge_empty', 'RegexFullMatch', 20, [str('x', [0, 2], [])], { pattern: 'a+' }, [['y', 'bool']]));
@@ -386,10 +372,6 @@ function attentionCases() {
       [f('q', [1, 2, 3, 4]), f('k', [1, 2, 4, 4]), f('v', [1, 2, 4, 4]),
         T('bool', 'm', [1, 1, 3, 4], { data: [true, true, false, true, true, false, true, true, true, true, true, false] })],
       {}, [['Y', 'float']]));
-    out.push(one(`Attention_${o}_edge_empty_batch`, 'Attention', o,
-      [f('q', [0, 2, 3, 4]), f('k', [0, 2, 5, 4]), f('v', [0, 2, 5, 4])], {}, [['Y', 'float']]));
-    out.push(one(`Attention_${o}_edge_empty_query`, 'Attention', o,
-      [f('q', [1, 2, 0, 4]), f('k', [1, 2, 5, 4]), f('v', [1, 2, 5, 4])], { is_causal: 1 }, [['Y', 'float']]));
     for (const mode of [1, 2, 3]) {
       out.push(one(`Attention_${o}_edge_qk_mode${mode}`, 'Attention', o,
         [f('q', [1, 2, 2, 4]), f('k', [1, 2, 3, 4]), f('v', [1, 2, 3, 4]), f('m', [2, 3], { gen: [-1, 0] })],
@@ -470,6 +452,16 @@ function mlCases() {
         [['label', 'int64'], ['scores', 'float']]));
     }
   }
+  // Version 5 of ai.onnx.ml deprecates both (ONNX Runtime refuses them there); kiln still runs them
+  // with version 3's semantics, which ONNX Runtime computes for the reference.
+  const v3 = { reference: { opset: 3 } };
+  for (const [tag, x] of [['empty', f('x', [0, 1])], ['SOFTMAX', xt]]) {
+    const pt = tag === 'empty' ? 'NONE' : tag;
+    out.push(Object.assign(ml(`TreeEnsembleRegressor_5_edge_${tag}`, 'TreeEnsembleRegressor', 5, [x], reg(pt, 'SUM'),
+      [['y', 'float']]), v3));
+    out.push(Object.assign(ml(`TreeEnsembleClassifier_5_edge_${tag}`, 'TreeEnsembleClassifier', 5, [x], cls(pt),
+      [['label', 'int64'], ['scores', 'float']]), v3));
+  }
   const te = (name, pt, x) => ml(name, 'TreeEnsemble', 5, [x], {
     tree_roots: [0], nodes_featureids: [0], nodes_splits: ['tensor', b.tensor('s', 'float', [1], [0.2])],
     nodes_modes: ['tensor', b.tensor('m', 'uint8', [1], [0])], nodes_truenodeids: [0], nodes_trueleafs: [1],
@@ -483,7 +475,7 @@ function mlCases() {
 
 function cases() {
   return [...unaryCases(), ...castCases(), ...dataMovementCases(), ...scatterCases(), ...nnCases(), ...recurrentCases(), ...v22Cases(), ...reduce20Cases(),
-    ...imageCases(), ...randomCases(), ...textCases(), ...controlCases(), ...attentionCases(), ...mlCases()];
+    ...imageCases(), ...textCases(), ...controlCases(), ...attentionCases(), ...mlCases()];
 }
 
 module.exports = { cases };
