@@ -70,6 +70,8 @@ MODES = {
     ('RoiAlign', 'mode'): ['avg', 'max'],
     ('RoiAlign', 'coordinate_transformation_mode'): ['half_pixel', 'output_half_pixel'],
     ('TensorScatter', 'mode'): ['linear', 'circular'],
+    ('Cast', 'round_mode'): ['up', 'down', 'nearest'], ('CastLike', 'round_mode'): ['up', 'down', 'nearest'],
+    ('LpNormalization', 'p'): [1, 2], ('LinearClassifier', 'multi_class'): BIN,
     ('Cast', 'saturate'): BIN, ('CastLike', 'saturate'): BIN, ('QuantizeLinear', 'saturate'): BIN,
     ('TopK', 'largest'): BIN, ('TopK', 'sorted'): BIN,
     ('DFT', 'inverse'): BIN, ('DFT', 'onesided'): BIN,

@@ -62,6 +62,25 @@ function castCases() {
         outputs: [['y', 'float']],
       });
     }
+    if (o >= 24) {
+      // round_mode (24): how a value between two powers of 2 rounds into float8e8m0.
+      for (const mode of ['up', 'down', 'nearest']) {
+        const x = f('x', [8], { data: [1, 3, 0.75, 1.5, 1.4, 6, 1e-3, 5e37] });
+        const back = b.node('Cast', ['n'], ['y'], { to: b.DT.float });
+        out.push({
+          name: `Cast_${o}_edge_e8m0_${mode}`, op: 'Cast', opset: o, inputs: [x],
+          nodes: [b.node('Cast', ['x'], ['n'], { to: b.DT.float8e8m0, round_mode: mode }), back], outputs: [['y', 'float']],
+        });
+        // ONNX Runtime 1.30's CastLike drops round_mode (it answers 'up' for every mode); the spec
+        // defines CastLike as Cast to the like-type with the same attributes, which it runs right.
+        out.push({
+          name: `CastLike_${o}_edge_e8m0_${mode}`, op: 'CastLike', opset: o, inputs: [x],
+          initializers: [b.tensor('like', 'float8e8m0', [1], [127])],
+          nodes: [b.node('CastLike', ['x', 'like'], ['n'], { round_mode: mode }), back], outputs: [['y', 'float']],
+          reference: { nodes: [b.node('Cast', ['x'], ['n'], { to: b.DT.float8e8m0, round_mode: mode }), back] },
+        });
+      }
+    }
     out.push(one(`CastLike_${o}_edge_empty`, 'CastLike', o, [f('x', [0, 2]), T('int64', 'like', [1], { data: [1] })], {},
       [['y', 'int64']]));
   }
