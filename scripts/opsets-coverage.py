@@ -49,6 +49,34 @@ def run_case(kiln, suite, line):
     return name, domain, op, int(opset), ok, message
 
 
+def edge_section(root):
+    """The per-version edge-case table of scripts/opsets-edges.py (empty tensors, negative axes,
+    broadcasting, every mode), as a collapsed table."""
+    import tempfile
+    with tempfile.NamedTemporaryFile('r', suffix='.md') as tmp:
+        r = subprocess.run([sys.executable, os.path.join(root, 'scripts', 'opsets-edges.py'),
+                            '--markdown', tmp.name], capture_output=True, text=True)
+        table = tmp.read()
+    if not table:
+        return []
+    summary, _, rows = table.partition('\n\n')
+    status = "passes" if r.returncode == 0 else "FAILS"
+    return ["### Edge cases per operator version", "",
+            "`scripts/opsets-edges.py` (ctest `opsets/edge_coverage`, which " + status + " on this "
+            "tree) reads every case of `tests/onnx_opsets` and `tests/onnx_pyref` -- the models and "
+            "their .pb files, not the case names -- and lists per operator version of opsets 18-25 "
+            "(and per version of the ai.onnx.ml operators issue 22 names) the edge categories its "
+            "cases cover: `empty` (a zero dimension in an input or an output), `neg_axis` (a "
+            "negative axis / axes / Shape start-end / Scan axes), `broadcast` (inputs of different "
+            "shapes where the spec broadcasts; Attention: a mask of rank < 4 or with a 1), and "
+            "`mode:A=V` for each value of each mode-like attribute. Categories that do not apply "
+            "are exempted, with the reason, in `tests/onnx_opsets/edge_exemptions.txt`. Expected "
+            "values come from ONNX Runtime or the Python references, never from kiln; cases in "
+            "known_failures.txt do not count.", "",
+            f"**{summary}.**", "", "<details><summary>the table</summary>", "", rows.rstrip("\n"),
+            "", "</details>", ""]
+
+
 def md(text):
     return text.replace("|", "\\|").replace("\n", " ")
 
@@ -117,6 +145,7 @@ def main():
         for (op, reason), names in sorted(by_reason.items()):
             out.append(f"| {op} | {md(reason)} | {len(names)} |")
         out.append("")
+    out += edge_section(root)
     section = "\n".join(out)
     text = open(args.output, encoding="utf-8").read() if os.path.exists(args.output) else ""
     at = text.find(BEGIN)

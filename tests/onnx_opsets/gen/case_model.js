@@ -7,6 +7,10 @@
 //   outputs: [[name, type], ...] (or [name, type, dims]),
 //   nodes?: [node, ...] (replaces the single node: composite cases), opsets?: {domain: version},
 //   initializers?: [tensor, ...] (extra constants for composite cases)
+//   reference?: {opset?, nodes?}: what ONNX Runtime runs instead when it has no kernel for the
+//     case's version but the spec defines it by an older one (e.g. version 22 of an op that only
+//     added bfloat16: the same node at opset 21), or by other ops (RNN layout=1 is layout=0
+//     between Transposes). kiln runs the case's model; the expected values stay ONNX Runtime's.
 // }
 // Inputs without `data` get deterministic values: floats uniform in gen = [lo, hi] (default
 // [-1, 1]), integers in gen = [lo, hi] (default [0, 9]), bools at random, strings from gen
@@ -62,9 +66,15 @@ function buildCase(spec) {
     inputs: graphInputs,
     outputs: outputs.map(([name, type, dims]) => b.valueInfo(name, type, dims)),
   };
+  let refModelBytes = null;
+  if (spec.reference) {
+    const refOpsets = Object.assign({}, opsets);
+    if (spec.reference.opset) refOpsets[domain] = spec.reference.opset;
+    refModelBytes = b.model(Object.assign({}, graph, { nodes: spec.reference.nodes || nodes }), refOpsets);
+  }
   return {
     name: spec.name, op: spec.op, domain: domain || 'ai.onnx', opset: spec.opset,
-    modelBytes: b.model(graph, opsets), feeds, outputNames: outputs.map((o) => o[0]),
+    modelBytes: b.model(graph, opsets), refModelBytes, feeds, outputNames: outputs.map((o) => o[0]),
   };
 }
 

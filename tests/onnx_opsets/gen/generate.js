@@ -81,7 +81,8 @@ async function runCase(c) {
     feeds[inp.name] = ortInput(inp);
   });
   const opts = { intraOpNumThreads: 1, interOpNumThreads: 1, executionMode: 'sequential', logSeverityLevel: 3 };
-  const run = async () => (await ort.InferenceSession.create(bytes, opts)).run(feeds);
+  const refBytes = c.refModelBytes ? Buffer.from(c.refModelBytes) : bytes;
+  const run = async () => (await ort.InferenceSession.create(refBytes, opts)).run(feeds);
   let r1, r2;
   try {
     r1 = await run();

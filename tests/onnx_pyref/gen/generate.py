@@ -49,6 +49,116 @@ def write_case(name, op, opset, domain, model, inputs, outputs, error=None):
         manifest.append(line)
 
 
+# ---------------------------------------------------------------- edge cases
+def empty_case(name, op, opset, inputs, attrs, out_dims, out_type=pb.FLOAT, domain='', opsets=None):
+    """An operator version ONNX Runtime 1.30 has no kernel for (or refuses the empty input of), on
+    an empty tensor: the spec's output shape (out_dims, a zero dimension) is the whole answer.
+    inputs: [(name, dtype, dims, values)]; values None: a graph input fed as an empty tensor."""
+    feeds = [i for i in inputs if i[3] is None]
+    inits = [pb.tensor(n, t, d, v) for n, t, d, v in inputs if v is not None]
+    m = pb.model([pb.node(op, [i[0] for i in inputs], ['y'], domain, **attrs)],
+                 [pb.value_info(n, pb.tensor_type(t, d)) for n, t, d, _ in feeds],
+                 [pb.value_info('y', pb.tensor_type(out_type, out_dims))],
+                 opsets or {'': opset}, inits)
+    write_case(name, op, opset, domain, m, [pb.tensor(n, t, d, []) for n, t, d, _ in feeds],
+               [pb.tensor('y', out_type, out_dims, [])])
+
+
+def probit(p):
+    # ONNX Runtime's probit (onnxruntime/core/providers/cpu/ml/ml_common.h, which its LinearClassifier
+    # PROBIT cases in tests/onnx_opsets check kiln against): sqrt(2) erfinv(2p - 1) with Winitzki's
+    # erfinv approximation (a = 0.147), computed here in float64.
+    x = 2.0 * p - 1.0
+    ln = np.log((1.0 - x) * (1.0 + x))
+    v = 2.0 / (np.pi * 0.147) + 0.5 * ln
+    return np.sqrt(2.0) * np.sign(x) * np.sqrt(-v + np.sqrt(v * v - ln / 0.147))
+
+
+def svm_probit_case():
+    # SVMRegressor, LINEAR kernel, PROBIT (ONNX Runtime ignores the transform: tests/onnx_opsets/
+    # known_failures.txt): y = probit(sum_i c_i <x, sv_i> + rho).
+    x = np.array([[0.1, -0.3], [0.4, 0.2], [-0.2, 0.1]], np.float32)
+    sv = np.array([[0.5, 1.0], [-1.0, 0.3], [0.2, -0.8]], np.float32)
+    coef, rho = np.array([0.3, -0.2, 0.25]), 0.1
+    score = (x.astype(np.float64) @ sv.T.astype(np.float64)) @ coef + rho
+    y = probit(score).astype(np.float32).reshape(3, 1)
+    m = pb.model([pb.node('SVMRegressor', ['x'], ['y'], ML, coefficients=coef.tolist(), kernel_type='LINEAR',
+                          kernel_params=[0.0, 0.0, 0.0], n_supports=3, rho=[rho], support_vectors=sv.ravel().tolist(),
+                          post_transform='PROBIT')],
+                 [pb.value_info('x', pb.tensor_type(pb.FLOAT, [3, 2]))],
+                 [pb.value_info('y', pb.tensor_type(pb.FLOAT, [3, 1]))], {'': 21, ML: 1})
+    write_case('SVMRegressor_1_edge_PROBIT_ref', 'SVMRegressor', 1, ML, m,
+               [pb.tensor('x', pb.FLOAT, [3, 2], x.ravel().tolist())], [pb.tensor('y', pb.FLOAT, [3, 1], y.ravel().tolist())])
+
+
+def tree_ensemble_transform_cases():
+    # TreeEnsemble-5 post_transform 1 (SOFTMAX) and 2 (LOGISTIC) in the spec's encoding (ONNX Runtime
+    # reads them in its own enum order: tests/onnx_opsets/known_failures.txt). One split on feature 0
+    # at 0.2 (BRANCH_LEQ): true -> leaf 0 (target 0, 0.4), false -> leaf 1 (target 1, -0.6); SUM.
+    x = np.array([[0.1], [0.5], [-0.3], [0.2]], np.float32)
+    raw = np.where(x <= np.float32(0.2), [[0.4, 0.0]], [[0.0, -0.6]]).astype(np.float64)
+    refs = {1: np.exp(raw - raw.max(1, keepdims=True)) / np.exp(raw - raw.max(1, keepdims=True)).sum(1, keepdims=True),
+            2: 1.0 / (1.0 + np.exp(-raw))}
+    for pt, y in refs.items():
+        m = pb.model([pb.node('TreeEnsemble', ['x'], ['y'], ML, tree_roots=[0], nodes_featureids=[0],
+                              nodes_splits=pb.tensor('', pb.FLOAT, [1], [0.2]), nodes_modes=pb.tensor('', pb.UINT8, [1], [0]),
+                              nodes_truenodeids=[0], nodes_trueleafs=[1], nodes_falsenodeids=[1], nodes_falseleafs=[1],
+                              leaf_targetids=[0, 1], leaf_weights=pb.tensor('', pb.FLOAT, [2], [0.4, -0.6]),
+                              n_targets=2, aggregate_function=1, post_transform=pt)],
+                     [pb.value_info('x', pb.tensor_type(pb.FLOAT, [4, 1]))],
+                     [pb.value_info('y', pb.tensor_type(pb.FLOAT, [4, 2]))], {'': 21, ML: 5})
+        write_case('TreeEnsemble_5_edge_post%d_ref' % pt, 'TreeEnsemble', 5, ML, m,
+                   [pb.tensor('x', pb.FLOAT, [4, 1], x.ravel().tolist())],
+                   [pb.tensor('y', pb.FLOAT, [4, 2], y.astype(np.float32).ravel().tolist())])
+
+
+def edge_cases():
+    F = pb.FLOAT
+    # Version 22 of these ops only adds bfloat16; ONNX Runtime 1.30 has no version-22 kernel.
+    empty_case('GlobalLpPool_22_edge_empty', 'GlobalLpPool', 22, [('x', F, [0, 2, 3, 3], None)], {'p': 3}, [0, 2, 1, 1])
+    empty_case('MaxRoiPool_22_edge_empty_rois', 'MaxRoiPool', 22,
+               [('x', F, [1, 2, 4, 4], [0.5] * 32), ('rois', F, [0, 5], None)], {'pooled_shape': [2, 3]}, [0, 2, 2, 3])
+    empty_case('MaxUnpool_22_edge_empty', 'MaxUnpool', 22,
+               [('x', F, [0, 1, 2, 2], None), ('i', pb.INT64, [0, 1, 2, 2], None)],
+               {'kernel_shape': [2, 2], 'strides': [2, 2]}, [0, 1, 4, 4])
+    empty_case('RoiAlign_22_edge_empty_rois', 'RoiAlign', 22,
+               [('x', F, [1, 2, 4, 4], [0.5] * 32), ('rois', F, [0, 4], None), ('b', pb.INT64, [0], None)],
+               {'output_height': 2, 'output_width': 3}, [0, 2, 2, 3])
+    # The generators (no version-22 kernel in ONNX Runtime): an empty request has one answer.
+    empty_case('RandomNormal_22_edge_empty', 'RandomNormal', 22, [], {'shape': [0, 3], 'seed': 1.0}, [0, 3])
+    empty_case('RandomUniform_22_edge_empty', 'RandomUniform', 22, [], {'shape': [2, 0], 'seed': 1.0}, [2, 0])
+    empty_case('RandomNormalLike_22_edge_empty', 'RandomNormalLike', 22, [('x', F, [0, 3], None)], {'seed': 1.0}, [0, 3])
+    empty_case('RandomUniformLike_22_edge_empty', 'RandomUniformLike', 22, [('x', F, [3, 0], None)], {'seed': 1.0}, [3, 0])
+    empty_case('Bernoulli_22_edge_empty', 'Bernoulli', 22, [('x', F, [0, 2], None)], {'seed': 1.0}, [0, 2])
+    empty_case('Multinomial_22_edge_empty_batch', 'Multinomial', 22, [('x', F, [0, 3], None)],
+               {'sample_size': 4, 'seed': 1.0}, [0, 4], pb.INT32)
+    # GroupNormalization on an empty batch (ONNX Runtime 1.30 fails in its internal Reshape).
+    for o, groups in ((18, [2]), (21, [4])):
+        empty_case('GroupNormalization_%d_edge_empty' % o, 'GroupNormalization', o,
+                   [('x', F, [0, 4, 3], None), ('s', F, groups, [1.0] * groups[0]), ('b', F, groups, [0.0] * groups[0])],
+                   {'num_groups': 2}, [0, 4, 3])
+    # GRU and LSTM on an empty batch (ONNX Runtime 1.30 aborts on them): Y is [seq, directions, 0, hidden].
+    empty_case('GRU_22_edge_empty_batch', 'GRU', 22,
+               [('x', F, [3, 0, 3], None), ('w', F, [1, 6, 3], [0.25] * 18), ('r', F, [1, 6, 2], [-0.5] * 12)],
+               {'hidden_size': 2}, [3, 1, 0, 2])
+    empty_case('LSTM_22_edge_empty_batch', 'LSTM', 22,
+               [('x', F, [3, 0, 3], None), ('w', F, [1, 8, 3], [0.25] * 24), ('r', F, [1, 8, 2], [-0.5] * 16)],
+               {'hidden_size': 2}, [3, 1, 0, 2])
+    # Attention on an empty batch (ONNX Runtime 1.30 refuses it): Y is [0, heads, q_len, v_head].
+    for o in (23, 24, 25):
+        empty_case('Attention_%d_edge_empty_batch' % o, 'Attention', o,
+                   [('q', F, [0, 2, 3, 4], None), ('k', F, [0, 2, 5, 4], None), ('v', F, [0, 2, 5, 4], None)],
+                   {}, [0, 2, 3, 4])
+    svm_probit_case()
+    tree_ensemble_transform_cases()
+    # ZipMap of an empty batch: an empty sequence of maps.
+    m = pb.model([pb.node('ZipMap', ['x'], ['z'], ML, classlabels_int64s=[1, 2, 3])],
+                 [pb.value_info('x', pb.tensor_type(pb.FLOAT, [0, 3]))],
+                 [pb.value_info('z', pb.seq_type(pb.map_type(pb.INT64, pb.FLOAT)))], {'': 18, ML: 1})
+    write_case('ZipMap_1_edge_empty', 'ZipMap', 1, ML, m, [pb.tensor('x', pb.FLOAT, [0, 3], [])],
+               [pb.sequence_of_maps('z', [])])
+
+
 # ---------------------------------------------------------------- maps
 def key_type_of(keys):
     return pb.STRING if isinstance(keys[0], str) else pb.INT64
@@ -299,6 +409,7 @@ def main():
     castmap_cases()
     pipeline_cases()
     imagedecoder_cases()
+    edge_cases()
     with open(os.path.join(SUITE, 'manifest.txt'), 'w') as f:
         f.write('# case domain op opset (generated by gen/generate.py)\n' + '\n'.join(sorted(manifest)) + '\n')
     with open(os.path.join(SUITE, 'errors.txt'), 'w') as f:

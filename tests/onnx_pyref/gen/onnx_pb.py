@@ -3,8 +3,8 @@ SequenceProto, MapProto): Debian's python3-onnx is not needed. Field numbers fro
 onnx-data.proto."""
 import struct
 
-FLOAT, UINT8, INT64, STRING, DOUBLE = 1, 2, 7, 8, 11
-ATTR_FLOAT, ATTR_INT, ATTR_STRING, ATTR_FLOATS, ATTR_INTS, ATTR_STRINGS = 1, 2, 3, 6, 7, 8
+FLOAT, UINT8, INT32, INT64, STRING, DOUBLE = 1, 2, 6, 7, 8, 11
+ATTR_FLOAT, ATTR_INT, ATTR_STRING, ATTR_TENSOR, ATTR_FLOATS, ATTR_INTS, ATTR_STRINGS = 1, 2, 3, 4, 6, 7, 8
 SEQ_TENSOR, SEQ_MAP = 1, 4
 
 
@@ -45,7 +45,7 @@ def tensor(name, dtype, dims, values):
     if dtype == STRING:
         out += b''.join(field_bytes(6, s) for s in values)
     else:
-        fmt = {FLOAT: 'f', UINT8: 'B', INT64: 'q', DOUBLE: 'd'}[dtype]
+        fmt = {FLOAT: 'f', UINT8: 'B', INT32: 'i', INT64: 'q', DOUBLE: 'd'}[dtype]
         out += field_bytes(9, struct.pack('<%d%s' % (len(values), fmt), *values))
     return out
 
@@ -101,6 +101,8 @@ def attribute(name, value):
         return out + field_varint(20, ATTR_INT) + field_varint(3, value)
     if isinstance(value, str):
         return out + field_varint(20, ATTR_STRING) + field_bytes(4, value)
+    if isinstance(value, bytes):  # a TensorProto (tensor(...))
+        return out + field_varint(20, ATTR_TENSOR) + field_bytes(5, value)
     if all(isinstance(v, str) for v in value):
         return out + field_varint(20, ATTR_STRINGS) + b''.join(field_bytes(9, v) for v in value)
     if all(isinstance(v, int) for v in value):
