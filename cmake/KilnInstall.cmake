@@ -54,11 +54,15 @@ install(DIRECTORY include/kiln DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} COMPONENT
 # The manual page kiln.1 and the bash completion, generated from the program's own --help (`kiln
 # help-man`, `kiln completion bash`) at build time, so they follow the CLI. A cross build runs
 # its kiln under CMAKE_CROSSCOMPILING_EMULATOR (qemu, cmake/toolchains/debian-cross.cmake), or
-# the host kiln of the same source given as KILN_DOC_KILN; with neither, both are left out.
+# the host kiln of the same source given as KILN_DOC_KILN; with neither, both are left out (and
+# from sanitizer and fuzzing builds).
 set(KILN_DOC_KILN "" CACHE FILEPATH
     "A kiln that runs on the build machine, to generate kiln.1 and the completion (cross builds)")
 set(_kiln_doc_run "")
-if(KILN_DOC_KILN)
+set(KILN_DOCS_GENERATED OFF)
+if(KILN_SANITIZE OR KILN_FUZZ)
+  # not in sanitizer / fuzzing builds (nothing is packaged from them)
+elseif(KILN_DOC_KILN)
   set(_kiln_doc_run "${KILN_DOC_KILN}")
 elseif(NOT CMAKE_CROSSCOMPILING)
   set(_kiln_doc_run "$<TARGET_FILE:kiln>")
@@ -66,6 +70,7 @@ elseif(CMAKE_CROSSCOMPILING_EMULATOR)
   string(REPLACE ";" "|" _kiln_doc_run "${CMAKE_CROSSCOMPILING_EMULATOR}|$<TARGET_FILE:kiln>")
 endif()
 if(_kiln_doc_run)
+  set(KILN_DOCS_GENERATED ON)
   set(_kiln_man ${CMAKE_BINARY_DIR}/kiln-install/kiln.1)
   set(_kiln_completion ${CMAKE_BINARY_DIR}/kiln-install/kiln.bash)
   add_custom_command(OUTPUT ${_kiln_man} ${_kiln_man}.gz
@@ -85,7 +90,7 @@ if(_kiln_doc_run)
   install(FILES ${_kiln_man}.gz DESTINATION ${CMAKE_INSTALL_MANDIR}/man1 COMPONENT kiln)
   install(FILES ${_kiln_completion} DESTINATION ${CMAKE_INSTALL_DATAROOTDIR}/bash-completion/completions
           RENAME kiln COMPONENT kiln)
-else()
+elseif(NOT (KILN_SANITIZE OR KILN_FUZZ))
   message(STATUS "kiln.1 and the bash completion: not generated (a cross build without an "
                  "emulator; -DKILN_DOC_KILN=/path/to/host/kiln generates them)")
 endif()
