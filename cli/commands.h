@@ -17,5 +17,9 @@ Command add_ops_command(CLI::App& app);
 Command add_convert_command(CLI::App& app);
 Command add_compare_command(CLI::App& app);
 Command add_quantize_command(CLI::App& app);
+// Documents generated from the app's own tree (cli/help_tree.h): `kiln completion bash` and the
+// hidden `kiln help-man` (the manual page). They keep a reference to `app`.
+Command add_completion_command(CLI::App& app);
+Command add_man_command(CLI::App& app);
 
 }  // namespace kiln::cli

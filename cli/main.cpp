@@ -30,7 +30,12 @@ int main(int argc, char** argv) {
   add(kiln::cli::add_convert_command(app));
   add(kiln::cli::add_compare_command(app));
   add(kiln::cli::add_quantize_command(app));
+  add(kiln::cli::add_completion_command(app));
+  add(kiln::cli::add_man_command(app));
+  // The footer's sections become the manual page's (cli/man_page.cpp): Examples -> EXAMPLES,
+  // Exit status -> EXIT STATUS, Environment -> ENVIRONMENT.
   app.footer(
+      "Run 'kiln SUBCOMMAND --help' for the options of each.\n"
       "Examples:\n"
       "  kiln dump model.onnx                      print the graph with shapes\n"
       "  kiln run model.onnx --input-bundle test_data_set_0 --assert-output-bundle "
@@ -41,7 +46,15 @@ int main(int argc, char** argv) {
       "  kiln profile model.onnx                   per-node time, cost and memory\n"
       "  kiln compare model.onnx model.nnef.tgz    where do two runs start to differ?\n"
       "  kiln quantize model.onnx q.onnx --random 16   int8 QDQ model (calibrated)\n"
-      "Run 'kiln SUBCOMMAND --help' for the options of each.");
+      "Exit status:\n"
+      "  0   success\n"
+      "  1   failure: a load error, an unsupported operator, outputs that do not match, a "
+      "limit passed\n"
+      "  2   usage error: an unknown option, a missing or invalid value\n"
+      "Environment:\n"
+      "  KILN_ISA=generic|avx2|avx512|neon   run the kernels of this instruction set instead of "
+      "the best one the CPU has (an ISA the CPU cannot run is an error)\n"
+      "  KILN_INT8_DOT=0   int8 kernels without the dot-product instructions (AVX-512 VNNI)");
 
   try {
     app.parse(argc, argv);

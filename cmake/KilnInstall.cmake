@@ -51,6 +51,50 @@ if(KILN_BUILD_SHARED)
 endif()
 install(DIRECTORY include/kiln DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} COMPONENT dev)
 
+# The manual page kiln.1 and the bash completion, generated from the program's own --help (`kiln
+# help-man`, `kiln completion bash`) at build time, so they follow the CLI. A cross build runs
+# its kiln under CMAKE_CROSSCOMPILING_EMULATOR (qemu, cmake/toolchains/debian-cross.cmake), or
+# the host kiln of the same source given as KILN_DOC_KILN; with neither, both are left out (and
+# from sanitizer and fuzzing builds).
+set(KILN_DOC_KILN "" CACHE FILEPATH
+    "A kiln that runs on the build machine, to generate kiln.1 and the completion (cross builds)")
+set(_kiln_doc_run "")
+set(KILN_DOCS_GENERATED OFF)
+if(KILN_SANITIZE OR KILN_FUZZ)
+  # not in sanitizer / fuzzing builds (nothing is packaged from them)
+elseif(KILN_DOC_KILN)
+  set(_kiln_doc_run "${KILN_DOC_KILN}")
+elseif(NOT CMAKE_CROSSCOMPILING)
+  set(_kiln_doc_run "$<TARGET_FILE:kiln>")
+elseif(CMAKE_CROSSCOMPILING_EMULATOR)
+  string(REPLACE ";" "|" _kiln_doc_run "${CMAKE_CROSSCOMPILING_EMULATOR}|$<TARGET_FILE:kiln>")
+endif()
+if(_kiln_doc_run)
+  set(KILN_DOCS_GENERATED ON)
+  set(_kiln_man ${CMAKE_BINARY_DIR}/kiln-install/kiln.1)
+  set(_kiln_completion ${CMAKE_BINARY_DIR}/kiln-install/kiln.bash)
+  add_custom_command(OUTPUT ${_kiln_man} ${_kiln_man}.gz
+                     COMMAND ${CMAKE_COMMAND} -DKILN_RUN=${_kiln_doc_run} -DKILN_ARGS=help-man
+                             -DKILN_OUT=${_kiln_man} -DKILN_GZIP=${_kiln_man}.gz
+                             -P ${PROJECT_SOURCE_DIR}/cmake/KilnGenerateDoc.cmake
+                     DEPENDS kiln ${PROJECT_SOURCE_DIR}/cmake/KilnGenerateDoc.cmake
+                     COMMENT "Generating kiln.1 from kiln's --help" VERBATIM)
+  add_custom_command(OUTPUT ${_kiln_completion}
+                     COMMAND ${CMAKE_COMMAND} -DKILN_RUN=${_kiln_doc_run} "-DKILN_ARGS=completion|bash"
+                             -DKILN_OUT=${_kiln_completion}
+                             -P ${PROJECT_SOURCE_DIR}/cmake/KilnGenerateDoc.cmake
+                     DEPENDS kiln ${PROJECT_SOURCE_DIR}/cmake/KilnGenerateDoc.cmake
+                     COMMENT "Generating kiln's bash completion" VERBATIM)
+  add_custom_target(kiln_docs ALL DEPENDS ${_kiln_man}.gz ${_kiln_completion})
+  # gzipped, as Debian policy wants man pages (man reads them as they are).
+  install(FILES ${_kiln_man}.gz DESTINATION ${CMAKE_INSTALL_MANDIR}/man1 COMPONENT kiln)
+  install(FILES ${_kiln_completion} DESTINATION ${CMAKE_INSTALL_DATAROOTDIR}/bash-completion/completions
+          RENAME kiln COMPONENT kiln)
+elseif(NOT (KILN_SANITIZE OR KILN_FUZZ))
+  message(STATUS "kiln.1 and the bash completion: not generated (a cross build without an "
+                 "emulator; -DKILN_DOC_KILN=/path/to/host/kiln generates them)")
+endif()
+
 set(_cmake_dir ${CMAKE_INSTALL_LIBDIR}/cmake/kiln)
 file(RELATIVE_PATH KILN_CONFIG_TO_PREFIX /prefix/${_cmake_dir} /prefix)
 configure_file(cmake/kilnConfig.cmake.in ${CMAKE_BINARY_DIR}/kiln-install/kilnConfig.cmake @ONLY)
@@ -74,7 +118,7 @@ endif()
 
 # Debian packages (cpack -G DEB in the build folder, or cpack --config build/CPackConfig.cmake
 # -B DIR): one per component, Depends of the binaries from dpkg-shlibdeps.
-#   kiln          bin/kiln, libkiln.so.MAJOR.MINOR (+ shlibs), docs
+#   kiln          bin/kiln, libkiln.so.MAJOR.MINOR (+ shlibs), kiln.1.gz, bash completion, docs
 #   libkiln-dev   include/kiln, libkiln.a, libkiln.so, lib/cmake/kiln, lib/pkgconfig/kiln.pc
 #   python3-kiln  lib/python3/dist-packages/kiln (Architecture: all; Depends kiln, python3-numpy)
 # A cross build (cmake/toolchains/) gives the target's architecture; its libraries live in a

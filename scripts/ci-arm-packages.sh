@@ -7,7 +7,7 @@
 #
 # Usage: scripts/ci-arm-packages.sh BUILD_DIR aarch64|armv7
 # The build folder must be configured with -DCMAKE_SKIP_INSTALL_ALL_DEPENDENCY=ON (cpack then
-# builds nothing: it packages kiln, kiln_archive and kiln_shared as already built) and hold
+# builds nothing: it packages kiln, kiln_archive, kiln_shared and kiln_docs as already built) and hold
 # those targets. KILN_SHARED_MODELS: the shared models (else only `kiln --version` runs).
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -86,7 +86,8 @@ bash scripts/setup-cross.sh "$arch"
 t1=$(date +%s)
 
 shared=${KILN_CI_ARM_SHARED:-OFF}
-# What the packages hold: the executable, libkiln.a (kiln_archive) and libkiln.so.
+# What the packages hold: the executable, libkiln.a (kiln_archive) and libkiln.so (and
+# kiln_docs, below).
 targets=(kiln kiln_kernel_tests kiln_backend_tests kiln_archive)
 if [ "$shared" = ON ]; then
   targets+=(kiln_shared)
@@ -102,6 +103,11 @@ cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DKILN_WERROR=ON \
   -DCMAKE_TOOLCHAIN_FILE="$PWD/cmake/toolchains/$triplet.cmake" \
   -DKILN_SHARED_MODELS="${models:-/nonexistent}" \
   "-DKILN_CROSS_BACKEND_FILTER=$filter" >/dev/null
+# kiln.1.gz and the bash completion (kiln_docs: the target's kiln run under qemu at build time,
+# cmake/KilnInstall.cmake), which the kiln package holds; the target exists when qemu was found.
+if ninja -C "$build" -t targets all 2>/dev/null | grep -q '^kiln_docs:'; then
+  targets+=(kiln_docs)
+fi
 # ccache's counters before and after (not zeroed: the cache may be shared).
 ccache_counts() {
   if command -v ccache >/dev/null; then

@@ -18,6 +18,8 @@ packages=(
   # tests/onnx_pyref/gen: the expected images of ImageDecoder's cases
   python3-pil
   libclang-rt-14-dev
+  # kiln.1 checked by tests/cli/man_page_test.sh (groff -ww, man --warnings), as lintian does
+  groff-base man-db
   # headless rendering of `kiln profile --html` (tests/cli/html_report_browser_test.sh)
   chromium
 )

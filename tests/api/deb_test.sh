@@ -68,6 +68,8 @@ lacks() {
   ! grep -qE "$pattern" <<< "$(contents "$deb")" || fail "$(basename "$deb") should not hold $pattern"
 }
 has "$kiln_deb" '^/usr/bin/kiln$'
+has "$kiln_deb" '^/usr/share/man/man1/kiln\.1\.gz$'
+has "$kiln_deb" '^/usr/share/bash-completion/completions/kiln$'
 lacks "$kiln_deb" '^/usr/(include|lib/.*libkiln\.(a|so)$)|/python3/'
 if [ "$shared" = ON ]; then
   has "$kiln_deb" '^/usr/lib/.*libkiln\.so\.[0-9]+\.[0-9]+\.[0-9]+$'
@@ -93,6 +95,22 @@ usr=$root/usr
 libdir=$(dirname "$(find "$usr/lib" -name 'libkiln.a' | head -1)")
 got_version=$("$usr/bin/kiln" --version)
 grep -qF "$version" <<< "$got_version" || fail "kiln --version says '$got_version', not $version"
+# The packaged man page (gzip -9n) and completion are the packaged kiln's own.
+man=$usr/share/man/man1/kiln.1.gz
+gzip -l "$man" > /dev/null || fail "kiln.1.gz is not gzip"
+[ "$(od -An -tu1 -j4 -N4 "$man" | tr -s ' ')" = " 0 0 0 0" ] || fail "kiln.1.gz has a time stamp (gzip -n)"
+zcat "$man" | cmp -s - <("$usr/bin/kiln" help-man) || fail "kiln.1.gz is not the packaged kiln's page"
+if command -v groff > /dev/null; then
+  zcat "$man" | groff -man -Tutf8 -ww -z 2> "$tmp/groff.log"
+  [ ! -s "$tmp/groff.log" ] || { cat "$tmp/groff.log"; fail "groff warns about kiln.1.gz"; }
+fi
+man_sections=$(zcat "$man" | grep -c '^\.SH "KILN ')
+completion=$usr/share/bash-completion/completions/kiln
+cmp -s "$completion" <("$usr/bin/kiln" completion bash) || fail "the completion is not the packaged kiln's"
+got=$(bash -c 'source "$1"; COMP_WORDS=(kiln du); COMP_CWORD=1; _kiln; echo "${COMPREPLY[*]}"' _ "$completion")
+[ "$got" = dump ] || fail "the packaged completion of 'kiln du' gives '$got'"
+echo "deb_test: kiln.1.gz ($man_sections subcommand sections, groff clean) and the bash completion" \
+  "('kiln du' -> dump) are the packaged kiln's"
 cmake -S "$src/examples/embed" -B "$tmp/embed" -G Ninja -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_PREFIX_PATH="$usr" -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF > "$tmp/configure.log" 2>&1 ||
   { cat "$tmp/configure.log"; fail "examples/embed does not configure against the packages"; }
