@@ -58,10 +58,11 @@ GroupedConvLayout grouped_conv_layout(int64_t group, int64_t channels_per_group,
   l.lanes = shape.lanes;
   l.tile_q = 3 * l.lanes;
   l.tiles = (l.nq + l.tile_q - 1) / l.tile_q;
-  // Slack after each plane: a tile's whole vectors read up to tile_q floats past ph * pw.
-  l.plane = round16(l.ph * l.pw + l.tile_q);
+  // A tile's whole vectors read up to tile_q floats past a plane's ph * pw: the next plane's
+  // (finite values, in lanes that are dropped), and after the last plane, slack.
+  l.plane = l.ph * l.pw;
   l.channel_stride = l.sy * l.sx * l.plane;
-  l.planes_floats = group * channels_per_group * l.channel_stride;
+  l.planes_floats = round16(group * channels_per_group * l.channel_stride + l.tile_q);
   l.rows = shape.rows;
   l.row_blocks = (outputs_per_group + l.rows - 1) / l.rows;
   l.items = group * l.tiles * l.row_blocks;
@@ -87,30 +88,45 @@ void grouped_conv_pad(const GroupedConvArgs& a, const GroupedConvLayout& l, int6
                       int64_t c1) {
   const ConvGeometry& g = a.geo;
   const int64_t ih = g.in[1], iw = g.in[2];
+  const size_t row_bytes = static_cast<size_t>(l.pw) * sizeof(float);
   for (int64_t c = c0; c < c1; c++) {
     const float* xc = a.x + c * ih * iw;
-    float* pc = a.planes + c * l.channel_stride;
-    std::memset(pc, 0, static_cast<size_t>(l.channel_stride) * sizeof(float));
-    for (int64_t y = 0; y < ih; y++) {
-      const int64_t py = y + g.pad[1], row = py / l.sy;
-      if (row >= l.ph) break;
-      float* prow = pc + (py % l.sy) * l.sx * l.plane + row * l.pw;
-      const float* src = xc + y * iw;
-      // One x phase at a time: padded column px = x + pad lands in phase px % sx, column px / sx.
+    // Every float of the channel's planes written once: input rows with their zero borders,
+    // rows outside the input zeros.
+    for (int64_t fy = 0; fy < l.sy; fy++) {
       for (int64_t fx = 0; fx < l.sx; fx++) {
-        const int64_t x0 = ((fx - g.pad[2]) % l.sx + l.sx) % l.sx;  // first x of phase fx
-        if (x0 >= iw) continue;
-        const int64_t col0 = (x0 + g.pad[2]) / l.sx;
-        if (col0 >= l.pw) continue;
-        float* dst = prow + fx * l.plane + col0;
-        const int64_t count = std::min((iw - x0 + l.sx - 1) / l.sx, l.pw - col0);
-        if (l.sx == 1) {
-          std::memcpy(dst, src + x0, static_cast<size_t>(count) * sizeof(float));
-        } else {
-          for (int64_t j = 0; j < count; j++) dst[j] = src[x0 + j * l.sx];
+        float* plane = a.planes + c * l.channel_stride + (fy * l.sx + fx) * l.plane;
+        // Padded column px = x + pad of phase fx: x0 is the first input column of the phase,
+        // col0 its column in the plane.
+        const int64_t x0 = ((fx - g.pad[2]) % l.sx + l.sx) % l.sx;
+        const int64_t col0 = std::min((x0 + g.pad[2]) / l.sx, l.pw);
+        const int64_t count =
+            x0 >= iw ? 0 : std::clamp((iw - x0 + l.sx - 1) / l.sx, int64_t{0}, l.pw - col0);
+        for (int64_t r = 0; r < l.ph; r++) {
+          float* d = plane + r * l.pw;
+          const int64_t y = r * l.sy + fy - g.pad[1];
+          if (y < 0 || y >= ih || count == 0) {
+            std::memset(d, 0, row_bytes);
+            continue;
+          }
+          const float* src = xc + y * iw + x0;
+          std::memset(d, 0, static_cast<size_t>(col0) * sizeof(float));
+          if (l.sx == 1) {
+            std::memcpy(d + col0, src, static_cast<size_t>(count) * sizeof(float));
+          } else {
+            for (int64_t j = 0; j < count; j++) d[col0 + j] = src[j * l.sx];
+          }
+          std::memset(d + col0 + count, 0,
+                      static_cast<size_t>(l.pw - col0 - count) * sizeof(float));
         }
       }
     }
+  }
+  // The slack after the last plane, read by the last tiles' whole vectors (their lanes past the
+  // outputs; earlier planes' reads past their end land in the next plane).
+  if (c1 == a.group * a.in_per_group) {
+    std::memset(a.planes + c1 * l.channel_stride, 0,
+                static_cast<size_t>(l.planes_floats - c1 * l.channel_stride) * sizeof(float));
   }
 }
 

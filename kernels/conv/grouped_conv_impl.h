@@ -6,6 +6,10 @@
 #include <algorithm>
 #include <cstdint>
 
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
 #include "kernels/conv/grouped_conv.h"
 #include "kernels/epilogue_impl.h"
 #include "kernels/mmm/tile_args.h"
@@ -33,13 +37,51 @@ inline GcVec gc_load(const float* p) {
 inline void gc_store(float* p, GcVec v) {
   __builtin_memcpy(p, &v, sizeof(v));
 }
+// x in every lane (GcVec{} + x would add the zero: a scalar add before each broadcast).
+inline GcVec gc_splat(float x) {
+#if defined(__AVX512F__)
+  return reinterpret_cast<GcVec>(_mm512_set1_ps(x));
+#elif defined(__AVX__)
+  return reinterpret_cast<GcVec>(_mm256_set1_ps(x));
+#elif defined(__SSE2__)
+  return reinterpret_cast<GcVec>(_mm_set1_ps(x));
+#else
+  return GcVec{} + x;
+#endif
+}
+// The first n < kGcW floats at p (zeros beyond), and their store: nothing past them is read or
+// written (AVX-512 k masks, AVX2 vmaskmovps).
+inline GcVec gc_load_n(const float* p, int64_t n) {
+#if defined(__AVX512F__)
+  return reinterpret_cast<GcVec>(_mm512_maskz_loadu_ps(static_cast<__mmask16>((1u << n) - 1), p));
+#elif defined(__AVX2__)
+  const __m256i mask = _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(n)),
+                                          _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+  return reinterpret_cast<GcVec>(_mm256_maskload_ps(p, mask));
+#else
+  GcVec v{};
+  for (int64_t i = 0; i < n; i++) v[i] = p[i];
+  return v;
+#endif
+}
+inline void gc_store_n(float* p, GcVec v, int64_t n) {
+#if defined(__AVX512F__)
+  _mm512_mask_storeu_ps(p, static_cast<__mmask16>((1u << n) - 1), reinterpret_cast<__m512>(v));
+#elif defined(__AVX2__)
+  const __m256i mask = _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(n)),
+                                          _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+  _mm256_maskstore_ps(p, mask, reinterpret_cast<__m256>(v));
+#else
+  for (int64_t i = 0; i < n; i++) p[i] = v[i];
+#endif
+}
 
 // The epilogue's lanes over GcVec (NaNs pass the clamp and LeakyRelu as in ScalarLanes).
 struct GcLanes {
   using V = GcVec;
   static constexpr int W = kGcW;
   static V zero() { return V{}; }
-  static V set1(float x) { return V{} + x; }
+  static V set1(float x) { return gc_splat(x); }
   static V add(V a, V b) { return a + b; }
   static V mul(V a, V b) { return a * b; }
   static V max_keep(V v, V bound) { return bound > v ? bound : v; }
@@ -65,7 +107,7 @@ template <int R, int V>
       for (int v = 0; v < V; v++) xv[v] = gc_load(p + v * kGcW);
 #pragma GCC unroll 16
       for (int r = 0; r < R; r++) {
-        const GcVec wr = GcVec{} + w[r];
+        const GcVec wr = gc_splat(w[r]);
 #pragma GCC unroll 4
         for (int v = 0; v < V; v++) acc[r][v] += wr * xv[v];
       }
@@ -134,19 +176,10 @@ inline void gc_store_piece(const TileArgs& whole, const float* acc, int64_t o, i
     // The last partial vector: its lanes past n read and write nothing.
     const int64_t m = n - x;
     const TileArgs t = tile_args(whole, o, j + x);
-    GcVec a{};
-    for (int64_t i = 0; i < m; i++) a[i] = acc[x + i];
-    GcVec v[1][1] = {{a}};
+    GcVec v[1][1] = {{gc_load_n(acc + x, m)}};
     epilogue_regs<GcLanes, 1, 1>(
-        v, t,
-        [m](const float* p, int) {
-          GcVec l{};
-          for (int64_t i = 0; i < m; i++) l[i] = p[i];
-          return l;
-        },
-        [&](int, int, GcVec r) {
-          for (int64_t i = 0; i < m; i++) t.c[i] = r[i];
-        });
+        v, t, [m](const float* p, int) { return gc_load_n(p, m); },
+        [&](int, int, GcVec r) { gc_store_n(t.c, r, m); });
   }
 }
 
