@@ -113,6 +113,9 @@ void grouped_conv_pad(const GroupedConvArgs& a, const GroupedConvLayout& l, int6
           std::memset(d, 0, static_cast<size_t>(col0) * sizeof(float));
           if (l.sx == 1) {
             std::memcpy(d + col0, src, static_cast<size_t>(count) * sizeof(float));
+          } else if (l.sx == 2) {
+            float* __restrict dd = d + col0;
+            for (int64_t j = 0; j < count; j++) dd[j] = src[2 * j];  // vectorized: even lanes
           } else {
             for (int64_t j = 0; j < count; j++) d[col0 + j] = src[j * l.sx];
           }
