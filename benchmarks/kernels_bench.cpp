@@ -405,6 +405,10 @@ int register_all() {
           ->Args({25, 16, 7, 1})
           ->Args({25, 16, 7, 2})
           ->Args({32, 4, 56, 1})
+          ->Args({32, 8, 28, 2})
+          ->Args({32, 16, 14, 2})
+          ->Args({32, 16, 14, 1})
+          ->Args({32, 32, 7, 2})
           ->Args({32, 32, 7, 1})
           ->Unit(benchmark::kMicrosecond);
     }
