@@ -9,6 +9,7 @@
 
 #include "benchmarks/peak/fma_peak.h"
 #include "kernels/conv/conv_in_place.h"
+#include "kernels/conv/conv_plan.h"
 #include "kernels/conv/depthwise.h"
 #include "kernels/conv/im2col.h"
 #include "kernels/conv/winograd.h"
@@ -188,6 +189,61 @@ void conv_im2col(benchmark::State& state, Isa isa, bool valid, bool in_place) {
       benchmark::Counter::kIsRate);
 }
 
+// A grouped 3x3 pad-1 convolution (RegNet, ResNeXt): `groups` groups of `per` input and output
+// channels, output size x size, stride s, one thread. `direct`: ConvKernel's grouped path (all
+// groups in one pass, sums in registers); otherwise what it replaced: per group, im2col panels
+// and a packed product.
+void conv_grouped(benchmark::State& state, Isa isa, bool direct) {
+  const int64_t groups = state.range(0), per = state.range(1), size = state.range(2);
+  const int64_t s = state.range(3), c = groups * per;
+  kiln::kernels::ConvGeometry g;
+  g.in[1] = g.in[2] = size * s;
+  g.kernel[1] = g.kernel[2] = 3;
+  g.stride[1] = g.stride[2] = s;
+  g.pad[1] = g.pad[2] = 1;
+  g.out[1] = g.out[2] = size;
+  const int64_t kin = per * 9, os = g.out_size();
+  std::vector<float> x(c * g.in_size(), 0.5f), w(c * kin, 0.25f), y(c * os);
+  kiln::kernels::Epilogue ep;
+  ep.min = 0;
+  if (direct) {
+    kiln::kernels::ConvKernel kernel(w.data(), {c, per, 3, 3}, groups, isa, &g);
+    const kiln::kernels::ConvPlan plan = kernel.plan(g, 1);
+    std::vector<float> scratch(plan.scratch_floats + 16);
+    float* aligned =
+        reinterpret_cast<float*>((reinterpret_cast<uintptr_t>(scratch.data()) + 63) / 64 * 64);
+    for (auto _ : state) {
+      kernel.run(plan, x.data(), ep, y.data(), aligned);
+      benchmark::ClobberMemory();
+    }
+  } else {
+    const auto& kernel = kiln::kernels::micro_kernel(isa);
+    std::vector<std::unique_ptr<kiln::kernels::PackedMatrix>> pa;
+    for (int64_t grp = 0; grp < groups; grp++) {
+      pa.push_back(std::make_unique<kiln::kernels::PackedMatrix>(w.data() + grp * per * kin, per,
+                                                                 kin, kin, 1, kernel.mr));
+    }
+    const kiln::kernels::MmmPlan plan =
+        kiln::kernels::plan_mmm(kernel, per, os, kin, true, false, 1);
+    std::vector<float> padded(kiln::kernels::Im2colSource::padded_floats(per, g));
+    std::vector<float> scratch(plan.scratch_floats + 16);
+    float* aligned =
+        reinterpret_cast<float*>((reinterpret_cast<uintptr_t>(scratch.data()) + 63) / 64 * 64);
+    for (auto _ : state) {
+      for (int64_t grp = 0; grp < groups; grp++) {
+        kiln::kernels::Im2colSource b(x.data() + grp * per * g.in_size(), per, g, kernel.nr,
+                                      padded.data());
+        kiln::kernels::mmm(plan, *pa[static_cast<size_t>(grp)], b, ep, y.data() + grp * per * os,
+                           os, aligned);
+      }
+      benchmark::ClobberMemory();
+    }
+  }
+  state.counters["GFLOP/s"] =
+      benchmark::Counter(2.0 * c * kin * os * static_cast<double>(state.iterations()) / 1e9,
+                         benchmark::Counter::kIsRate);
+}
+
 // A 3x3 stride-1 pad-1 convolution through Winograd F(tile x tile, 3x3): m output, c input
 // channels, size x size, on `threads` threads; GFLOP/s counts the direct conv's multiply-adds (9
 // per output and input channel), so it compares with conv_im2col's.
@@ -336,6 +392,24 @@ int register_all() {
           ->Args({64, 16, 55, 3, 1})
           ->Args({128, 32, 27, 3, 1})
           ->Args({256, 64, 13, 3, 1})
+          ->Unit(benchmark::kMicrosecond);
+    }
+    // RegNet-X-400MF's grouped convs (16 channels per group) and ResNeXt's (32 groups of 4..32).
+    for (bool direct : {true, false}) {
+      benchmark::RegisterBenchmark(
+          ((direct ? "conv_grouped/" : "conv_grouped_per_group/") + name).c_str(), conv_grouped,
+          isa, direct)
+          ->Args({2, 16, 56, 2})
+          ->Args({4, 16, 28, 1})
+          ->Args({10, 16, 14, 1})
+          ->Args({25, 16, 7, 1})
+          ->Args({25, 16, 7, 2})
+          ->Args({32, 4, 56, 1})
+          ->Args({32, 8, 28, 2})
+          ->Args({32, 16, 14, 2})
+          ->Args({32, 16, 14, 1})
+          ->Args({32, 32, 7, 2})
+          ->Args({32, 32, 7, 1})
           ->Unit(benchmark::kMicrosecond);
     }
     // The same fire expand 3x3 convs (and fire 7's) through Winograd F(2x2, 3x3) and F(4x4, 3x3)

@@ -211,6 +211,14 @@ class SileroLikeVad(nn.Module):
         return torch.sigmoid(self.out(F.relu(h.permute(0, 2, 1)))).mean(dim=2)
 
 
+def resnext_like():
+    """A small ResNeXt (torchvision's ResNet with grouped Bottleneck blocks, 32 groups of 4..32
+    channels as in resnext50_32x4d) with one or two blocks per stage instead of 3-4-6-3."""
+    from torchvision.models.resnet import Bottleneck, ResNet
+
+    return ResNet(Bottleneck, [1, 1, 2, 1], groups=32, width_per_group=4)
+
+
 # ---------------------------------------------------------------------------------------------
 
 
@@ -225,6 +233,7 @@ CORPUS = {
     "shufflenet_v2": (tv("shufflenet_v2_x1_0"), [(1, 3, 224, 224)]),
     "efficientnet_b0": (tv("efficientnet_b0"), [(1, 3, 224, 224)]),
     "regnet_x_400mf": (tv("regnet_x_400mf"), [(1, 3, 224, 224)]),
+    "resnext_like": (resnext_like, [(1, 3, 224, 224)]),
     "pplcnet_like": (PPLCNetLike, [(1, 3, 48, 192)]),
     "dbnet_like": (DbNetLike, [(1, 3, 320, 320)]),
     "crnn_rec": (CrnnRec, [(1, 3, 48, 320)]),

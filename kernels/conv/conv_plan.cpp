@@ -28,6 +28,17 @@ constexpr int kWinogradTile = 4;
 // one costs a compare-and-swap).
 constexpr int64_t kMinPieceFma = 32768;
 
+// Grouped convs with at most this many output channels per group take the direct grouped
+// kernel: a group's product is too small for packed panels to pay (RegNet's 16 channels per
+// group: each im2col panel served 2 A panels of 8 rows).
+constexpr int64_t kGroupedMaxOutputs = 64;
+
+bool grouped_candidate(int64_t group, int64_t out_channels, int64_t in_per_group,
+                       int64_t kernel_size, size_t rank) {
+  return group > 1 && !(in_per_group == 1 && group == out_channels) && rank <= 4 &&
+         out_channels / group <= kGroupedMaxOutputs && kernel_size <= kGroupedConvMaxTaps;
+}
+
 size_t lines(int64_t floats) {
   return static_cast<size_t>((std::max<int64_t>(floats, 0) + 15) / 16 * 16);
 }
@@ -38,6 +49,8 @@ const char* conv_path_name(ConvPath path) {
   switch (path) {
     case ConvPath::Depthwise:
       return "depthwise";
+    case ConvPath::Grouped:
+      return "grouped";
     case ConvPath::Winograd:
       return "winograd";
     case ConvPath::Pointwise:
@@ -67,6 +80,11 @@ ConvKernel::ConvKernel(const float* w, const std::vector<int64_t>& shape, int64_
     taps_.assign(w, w + out_channels_ * kernel_size_);
     return;
   }
+  if (grouped_candidate(group_, out_channels_, in_per_group_, kernel_size_, shape.size())) {
+    grouped_w_ = grouped_conv_weights(w, out_channels_, group_, in_per_group_, kernel_size_);
+    // A known geometry the grouped kernel runs needs no other form.
+    if (known && grouped_conv_supported(*known)) return;
+  }
   // 3x3 kernels: the Winograd filter transform too, when the channels make it pay (the geometry
   // decides per plan). A geometry known now decides for every run: one form of the weights
   // (F(4x4)'s are 4x the size of the packed ones).
@@ -93,12 +111,13 @@ ConvKernel::ConvKernel(const float* w, const std::vector<int64_t>& shape, int64_
 
 std::string ConvKernel::description() const {
   if (depthwise_) return "depthwise";
+  if (packed_.empty() && !grouped_w_.empty()) return "grouped_direct";
   if (winograd_) return fmt::format("winograd_f{}3/{}", winograd_->tile(), kernel_->name);
   return kernel_->name;
 }
 
 size_t ConvKernel::weight_bytes() const {
-  size_t total = taps_.size() * sizeof(float);
+  size_t total = (taps_.size() + grouped_w_.size()) * sizeof(float);
   for (const auto& p : packed_) total += p->bytes();
   if (winograd_) {
     for (int xi = 0; xi < winograd_->points(); xi++) total += winograd_->point(xi).bytes();
@@ -123,6 +142,20 @@ ConvPlan ConvKernel::plan(const ConvGeometry& geo, int threads) const {
     return p;
   }
   const int64_t cg = in_per_group_, mg = out_channels_ / group_, kin = cg * kernel_size_;
+  if (!grouped_w_.empty() && grouped_conv_supported(geo)) {
+    p.path = ConvPath::Grouped;
+    p.grouped = grouped_conv_layout(group_, cg, mg, geo, isa_);
+    const GroupedConvLayout& l = p.grouped;
+    const int64_t item_fma = l.rows * l.tile_q * kin;
+    p.threads = static_cast<int>(
+        std::clamp<int64_t>(group_ * l.tiles * mg * kin / (2 * kMinPieceFma), 1, p.threads));
+    p.grain = std::max<int64_t>(1, kMinPieceFma / std::max<int64_t>(item_fma, 1));
+    p.padded_at = 0;
+    p.kernel_at = lines(l.planes_floats);
+    p.per_slot = lines(l.tile_floats);
+    p.scratch_floats = p.kernel_at + p.per_slot * static_cast<size_t>(p.threads);
+    return p;
+  }
   if (winograd_ && (packed_.empty() || winograd_pays(*kernel_, mg, cg, geo))) {
     // Only Winograd weights (the plane was known when they were made): the run must match it.
     KILN_ENSURE(winograd_pays(*kernel_, mg, cg, geo),
@@ -195,6 +228,31 @@ void ConvKernel::run(const ConvPlan& p, const float* x, const Epilogue& ep, floa
     return;
   }
   const int64_t cg = in_per_group_, mg = out_channels_ / group_, kin = cg * kernel_size_;
+  if (p.path == ConvPath::Grouped) {
+    GroupedConvArgs a;
+    a.x = x;
+    a.w = grouped_w_.data();
+    a.group = group_;
+    a.in_per_group = cg;
+    a.out_per_group = mg;
+    a.geo = geo;
+    a.ep = &ep;
+    a.y = y;
+    a.planes = scratch + p.padded_at;
+    const GroupedConvLayout& l = p.grouped;
+    // The padded planes first (a thread per 32K floats at most), then the tiles.
+    parallel_for(
+        group_ * cg, [&](int64_t c0, int64_t c1) { grouped_conv_pad(a, l, c0, c1); }, p.threads,
+        (kMinPieceWork + l.channel_stride - 1) / l.channel_stride);
+    parallel_for(
+        l.items,
+        [&](int64_t i0, int64_t i1) {
+          float* tile = scratch + p.kernel_at + p.per_slot * current_thread_slot();
+          grouped_conv_items(a, l, i0, i1, tile, isa_);
+        },
+        p.threads, p.grain);
+    return;
+  }
   for (int64_t g = 0; g < group_; g++) {
     const float* xg = x + g * cg * is;
     float* yg = y + g * mg * os;
@@ -241,6 +299,7 @@ void ConvKernel::run(const ConvPlan& p, const float* x, const Epilogue& ep, floa
         break;
       }
       case ConvPath::Depthwise:
+      case ConvPath::Grouped:
         break;
     }
   }

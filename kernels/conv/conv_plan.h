@@ -6,6 +6,8 @@
 //
 // Paths (ConvPath), one image at a time, per group:
 //   depthwise       one filter per channel (kernels/conv/depthwise.h), channels split on threads
+//   grouped         1 < group < channels with few output channels per group: every group in one
+//                   pass, sums in registers (kernels/conv/grouped_conv.h)
 //   winograd        2-D 3x3 stride 1, enough channels: F(4x4, 3x3) (kernels/conv/winograd.h)
 //   pointwise       1x1: the input planes are the B operand, packed per run (mmm)
 //   pointwise_in_place  1x1 with few output channels: B read in place (mmm_in_place)
@@ -19,12 +21,21 @@
 #include <vector>
 
 #include "kernels/conv/conv_geometry.h"
+#include "kernels/conv/grouped_conv.h"
 #include "kernels/conv/winograd.h"
 #include "kernels/mmm/mmm.h"
 
 namespace kiln::kernels {
 
-enum class ConvPath : uint8_t { Depthwise, Winograd, Pointwise, PointwiseInPlace, InPlace, Im2col };
+enum class ConvPath : uint8_t {
+  Depthwise,
+  Grouped,
+  Winograd,
+  Pointwise,
+  PointwiseInPlace,
+  InPlace,
+  Im2col
+};
 const char* conv_path_name(ConvPath path);
 
 // The plan of one convolution for one input geometry and thread count.
@@ -40,6 +51,9 @@ struct ConvPlan {
   // Depthwise: floats per thread slot, threads, channel blocks per piece.
   size_t per_slot = 0;
   int64_t grain = 1;
+  // Grouped: the layout of the padded planes and the items (the planes at padded_at, one tile
+  // per thread slot from kernel_at, per_slot floats each; grain: items per piece).
+  GroupedConvLayout grouped;
   size_t scratch_floats = 0;
 };
 
@@ -69,8 +83,10 @@ class ConvKernel {
   bool depthwise() const { return depthwise_; }
   bool has_winograd() const { return winograd_ != nullptr; }
   bool has_matmul_weights() const { return !packed_.empty(); }
+  bool has_grouped_weights() const { return !grouped_w_.empty(); }
   const MicroKernel& micro_kernel() const { return *kernel_; }
-  // What `dump` prints: "depthwise", "winograd_f43/<micro-kernel>" or the micro-kernel's name.
+  // What `dump` prints: "depthwise", "grouped_direct", "winograd_f43/<micro-kernel>" or the
+  // micro-kernel's name.
   std::string description() const;
   // Bytes of prepared weights held.
   size_t weight_bytes() const;
@@ -82,7 +98,8 @@ class ConvKernel {
   bool depthwise_ = false;
   std::vector<std::shared_ptr<const PackedMatrix>> packed_;  // one per group
   std::vector<float> taps_;                                  // depthwise: raw taps
-  std::shared_ptr<const WinogradWeights> winograd_;          // null: no Winograd
+  std::vector<float> grouped_w_;  // grouped: grouped_conv_weights() (empty: no grouped path)
+  std::shared_ptr<const WinogradWeights> winograd_;  // null: no Winograd
 };
 
 }  // namespace kiln::kernels

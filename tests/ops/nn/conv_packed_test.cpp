@@ -303,6 +303,50 @@ TEST(OpsConvPacked, DepthwiseAndGrouped) {
   check_conv(ops::Conv(geometry({1, 1}, {0, 0, 0, 0}), 12), x, wm, nullptr);
 }
 
+// Grouped convs with few channels per group take the direct grouped kernel (RegNet: 16 per
+// group; ShuffleNet-v1: grouped 1x1; ResNeXt: 4..32 per group), with any stride, dilation and
+// padding, alone and with a fused residual and Relu.
+TEST(OpsConvPacked, GroupedDirect) {
+  std::mt19937 rng(19);
+  Tensor x = random_tensor(rng, {2, 48, 15, 13});
+  Tensor b = random_tensor(rng, {48});
+  struct G {
+    int64_t group, k;
+    std::vector<int64_t> strides, pads, dilations;
+  };
+  for (const G& c : {G{3, 3, {1, 1}, {1, 1, 1, 1}, {}}, G{3, 3, {2, 2}, {1, 1, 1, 1}, {}},
+                     G{2, 3, {1, 2}, {0, 2, 1, 0}, {2, 1}}, G{4, 1, {1, 1}, {0, 0, 0, 0}, {}},
+                     G{16, 5, {2, 1}, {2, 2, 2, 2}, {}}, G{6, 2, {3, 3}, {1, 0, 0, 1}, {1, 2}}}) {
+    Tensor w = random_tensor(rng, {48, 48 / c.group, c.k, c.k});
+    ops::Conv conv(geometry(c.strides, c.pads, c.dilations), c.group);
+    check_conv(conv, x, w, &b);
+    std::vector<Fact> facts = {Fact(DatumType::F32, x.shape()), Fact::constant(w),
+                               Fact::constant(b)};
+    OpPtr fast = conv.codegen(fact_refs(facts));
+    ASSERT_NE(fast, nullptr);
+    bool grouped = false;
+    for (const auto& [name, value] : fast->attributes()) {
+      if (name == "path") grouped = value == "grouped";
+    }
+    EXPECT_TRUE(grouped) << "group " << c.group;
+    // Conv + residual, then Relu: both in the kernel's epilogue.
+    OpPtr fused =
+        with_clamp(*with_residual(*fast, facts), facts, 0, std::numeric_limits<float>::infinity());
+    auto want = run_op(conv, {x, w, b});
+    Tensor r = random_tensor(rng, want[0].shape());
+    auto got = run_op(*fused, {x, w, b, r});
+    const float* pw = want[0].data<float>();
+    const float* pr = r.data<float>();
+    const float* pg = got[0].data<float>();
+    for (int64_t i = 0; i < want[0].numel(); i++) {
+      ASSERT_NEAR(pg[i], std::max(pw[i] + pr[i], 0.0f), 2e-4) << i;
+    }
+  }
+  Tensor x1 = random_tensor(rng, {1, 20, 37});
+  Tensor w1 = random_tensor(rng, {30, 4, 3});
+  check_conv(ops::Conv(geometry({2}, {1, 1}, {2}), 5), x1, w1, nullptr);
+}
+
 TEST(OpsConvPacked, OneDimensionalDilatedAndThreeD) {
   std::mt19937 rng(4);
   Tensor x = random_tensor(rng, {1, 40, 100});
@@ -340,16 +384,24 @@ TEST(OpsConvPacked, BitwiseIdenticalForAnyThreadCount) {
   std::vector<Fact> mfacts = {Fact(DatumType::F32, xm.shape()), Fact::constant(wm)};
   OpPtr fast_dwm = dwm.codegen(fact_refs(mfacts));
   ASSERT_NE(fast_dwm, nullptr);
+  // Grouped (the direct grouped kernel): 8 groups of 4 -> 16.
+  Tensor wg = random_tensor(rng, {128, 4, 3, 3});
+  ops::Conv grouped(geometry({1, 1}, {1, 1, 1, 1}), 8);
+  std::vector<Fact> gfacts = {Fact(DatumType::F32, x.shape()), Fact::constant(wg)};
+  OpPtr fast_g = grouped.codegen(fact_refs(gfacts));
+  ASSERT_NE(fast_g, nullptr);
   std::vector<Tensor> first;
   for (int threads : {1, 2, 3, 4, 8}) {
     set_num_threads(threads);
     auto y = run_op(*fast, {x, w, b});
     auto yd = run_op(*fast_dw, {x, wd});
     auto ydm = run_op(*fast_dwm, {xm, wm});
+    auto yg = run_op(*fast_g, {x, wg});
     if (first.empty()) {
-      first = {y[0], yd[0], ydm[0]};
+      first = {y[0], yd[0], ydm[0], yg[0]};
       continue;
     }
+    EXPECT_TRUE(yg[0].equals(first[3])) << threads << " threads";
     EXPECT_TRUE(y[0].equals(first[0])) << threads << " threads";
     EXPECT_TRUE(yd[0].equals(first[1])) << threads << " threads";
     EXPECT_TRUE(ydm[0].equals(first[2])) << threads << " threads";

@@ -1,0 +1,81 @@
+// Grouped convolution (1 < group < channels, few channels per group: RegNet, ResNeXt,
+// ShuffleNet-v1) computed directly, all groups in one pass, without im2col panels. Vectorized
+// per ISA (one source, kernels/conv/grouped_conv_impl.h, compiled with each ISA's flags).
+//
+// The input is copied once into zero-padded polyphase planes (stride (sy, sx): sy * sx planes per
+// channel, padded pixel (py, px) in plane (py % sy, px % sx) at [(py / sy) * pw + px / sx]), so
+// every tap of every output reads one plane at a fixed offset from the flat index q = oy * pw +
+// ox, whatever the stride and dilation. A tile is R output channels of one group by V vectors of
+// consecutive q, summed in registers over the group's channels and taps (the weights broadcast,
+// the input loaded unaligned); the pw - ow columns q of each row that are not outputs are
+// computed and dropped. A tile's sums go through the fused epilogue's register stage (same code
+// as the micro-kernels, kernels/epilogue_impl.h) on their way out, then the post steps.
+//
+// Every output is one sum in a fixed order (channels, then taps), so results do not depend on
+// how the items are split between threads.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "kernels/conv/conv_geometry.h"
+#include "kernels/mmm/mmm.h"
+
+namespace kiln::kernels {
+
+// Whether the direct kernel runs `geo`: 2-D (depth 1), no negative padding, at most
+// kGroupedConvMaxTaps taps.
+constexpr int64_t kGroupedConvMaxTaps = 64;
+bool grouped_conv_supported(const ConvGeometry& geo);
+
+// The layout of one run: polyphase planes, tiles, items (group x tile x row block).
+struct GroupedConvLayout {
+  int64_t sy = 1, sx = 1, ph = 0, pw = 0;
+  int64_t plane = 0;           // floats per phase plane (with slack for whole tile vectors)
+  int64_t channel_stride = 0;  // floats per channel (sy * sx planes)
+  int64_t planes_floats = 0;   // the padded planes of all channels
+  int64_t nq = 0;              // flat positions q = oy * pw + ox, oy < out rows
+  int64_t lanes = 0;           // floats per vector of the ISA
+  int64_t tile_q = 0;          // positions per full tile (max vectors x lanes)
+  int64_t tiles = 0;           // tiles per group
+  int64_t rows = 0;            // output channels per full row block
+  int64_t row_blocks = 0;      // row blocks per group
+  int64_t items = 0;           // groups x tiles x row blocks
+  int64_t tile_floats = 0;     // one tile's sums (per thread slot)
+};
+GroupedConvLayout grouped_conv_layout(int64_t group, int64_t channels_per_group,
+                                      int64_t outputs_per_group, const ConvGeometry& geo, Isa isa);
+
+// The weights of a grouped conv [M, C/group, k...] reordered for the kernel: per group, per
+// (channel, tap) step, its M/group output channels' taps side by side.
+std::vector<float> grouped_conv_weights(const float* w, int64_t out_channels, int64_t group,
+                                        int64_t in_per_group, int64_t kernel_size);
+
+struct GroupedConvArgs {
+  const float* x = nullptr;  // channels planes of geo.in
+  const float* w = nullptr;  // grouped_conv_weights()
+  int64_t group = 1, in_per_group = 1, out_per_group = 1;
+  ConvGeometry geo;
+  const Epilogue* ep = nullptr;  // row operands per output channel, residual / col over the plane
+  float* y = nullptr;            // out channels planes of geo.out
+  float* planes = nullptr;       // layout.planes_floats floats
+};
+
+// Fills the padded planes of channels [c0, c1).
+void grouped_conv_pad(const GroupedConvArgs& a, const GroupedConvLayout& l, int64_t c0, int64_t c1);
+// Computes items [i0, i1) (after every channel's planes are padded). `tile`:
+// layout.tile_floats floats, 64-byte aligned.
+void grouped_conv_items(const GroupedConvArgs& a, const GroupedConvLayout& l, int64_t i0,
+                        int64_t i1, float* tile, Isa isa);
+
+// Per-ISA bodies.
+void grouped_conv_items_generic(const GroupedConvArgs& a, const GroupedConvLayout& l, int64_t i0,
+                                int64_t i1, float* tile);
+#if defined(__x86_64__)
+void grouped_conv_items_avx2(const GroupedConvArgs& a, const GroupedConvLayout& l, int64_t i0,
+                             int64_t i1, float* tile);
+void grouped_conv_items_avx512(const GroupedConvArgs& a, const GroupedConvLayout& l, int64_t i0,
+                               int64_t i1, float* tile);
+#endif
+
+}  // namespace kiln::kernels

@@ -1,0 +1,11 @@
+// The grouped convolution body compiled with avx512 flags (see CMakeLists: *_avx512.cpp).
+#include "kernels/conv/grouped_conv_impl.h"
+
+namespace kiln::kernels {
+
+void grouped_conv_items_avx512(const GroupedConvArgs& a, const GroupedConvLayout& l, int64_t i0,
+                               int64_t i1, float* tile) {
+  grouped_conv_body(a, l, i0, i1, tile);
+}
+
+}  // namespace kiln::kernels
