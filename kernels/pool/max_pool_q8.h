@@ -13,7 +13,11 @@
 
 namespace kiln::kernels {
 
-// y (planes x out_h x out_w) = max pool of x (planes x in_h x in_w); `row`: in_w bytes of scratch.
+// Bytes of scratch past a row the kernels use (vector reads).
+constexpr int64_t kQ8RowPad = 32;
+
+// y (planes x out_h x out_w) = max pool of x (planes x in_h x in_w); `row`: in_w + kQ8RowPad
+// bytes of scratch.
 void max_pool_2d_u8(const uint8_t* x, uint8_t* y, int64_t planes, const MaxPool2dGeometry& g,
                     uint8_t* row);
 void max_pool_2d_i8(const int8_t* x, int8_t* y, int64_t planes, const MaxPool2dGeometry& g,

@@ -73,7 +73,8 @@ void MaxPoolValues::eval(EvalContext& ctx, const TensorRefs& inputs) const {
   const int64_t in_plane = k.in_h * k.in_w, out_plane = k.out_h * k.out_w;
   if (dt != DatumType::F32) {
     // 8-bit values (quantized models): one row of column maxima per chunk of planes.
-    uint8_t* rows = ctx.scratch<uint8_t>(static_cast<size_t>(planes * k.in_w));
+    const int64_t row_bytes = k.in_w + kernels::kQ8RowPad;
+    uint8_t* rows = ctx.scratch<uint8_t>(static_cast<size_t>(planes * row_bytes));
     const auto* xb = static_cast<const uint8_t*>(x.raw_data());
     auto* yb = static_cast<uint8_t*>(y.raw_data());
     const bool is_signed = dt == DatumType::I8;
@@ -81,10 +82,10 @@ void MaxPoolValues::eval(EvalContext& ctx, const TensorRefs& inputs) const {
       if (is_signed)
         kernels::max_pool_2d_i8(reinterpret_cast<const int8_t*>(xb) + p0 * in_plane,
                                 reinterpret_cast<int8_t*>(yb) + p0 * out_plane, p1 - p0, k,
-                                reinterpret_cast<int8_t*>(rows) + p0 * k.in_w);
+                                reinterpret_cast<int8_t*>(rows) + p0 * row_bytes);
       else
         kernels::max_pool_2d_u8(xb + p0 * in_plane, yb + p0 * out_plane, p1 - p0, k,
-                                rows + p0 * k.in_w);
+                                rows + p0 * row_bytes);
     });
     return;
   }
