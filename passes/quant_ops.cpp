@@ -9,6 +9,7 @@
 #include "ops/nn/conv.h"
 #include "ops/nn/gemm.h"
 #include "ops/nn/matmul.h"
+#include "ops/nn/pool.h"
 #include "ops/quant/dequantize_linear.h"
 #include "ops/quant/qadd.h"
 #include "ops/quant/qconv_packed.h"
@@ -292,6 +293,30 @@ size_t QuantOps::run(Graph& graph) {
     const int pid = single_consumer(uses, n.inputs[0]);
     if (pid != n.id) continue;
     const Node& p = graph.node(n.inputs[0].node);
+    if (const auto* pool = op_as<ops::Pool>(p); pool && pool->kind() == ops::PoolKind::Max &&
+                                                p.inputs.size() == 1 && p.inputs[0].present() &&
+                                                yq->scale[0] > 0 && n.inputs.size() == 3 &&
+                                                !(p.outputs.size() > 1 && uses.used({p.id, 1})) &&
+                                                graph.fact({p.id, 0}).dt == DatumType::F32) {
+      // Q(MaxPool(y)) = MaxPool(Q(y)): quantizing (divide by a positive scale, round, add the
+      // zero point, saturate) is monotonic, so it commutes with max exactly; the pool then runs
+      // on bytes. Q(DQ(x)) with the same parameters is x (|x - z| <= 255: the float round trip
+      // is exact); a Q(Concat(DQ...)) left behind becomes an 8-bit Concat in the next round.
+      auto d = dequant_of(graph, p.inputs[0]);
+      Outlet q8;
+      if (d && d->q.scale.size() == 1 && d->q.zp.size() == 1 && d->q.scale[0] == yq->scale[0] &&
+          d->q.zp[0] == yq->zp[0] && d->q.is_signed == yq->is_signed &&
+          is_q8(graph.fact(d->x).dt) && !graph.fact(d->x).value) {
+        q8 = d->x;
+      }
+      const std::string pname = p.name;
+      const OpPtr pool_op = p.op, q_op = n.op;
+      const std::vector<Outlet> q_inputs{p.inputs[0], n.inputs[1], n.inputs[2]};
+      if (!q8.present()) q8 = {patch.add_node(pname + ".quantize", q_op, q_inputs), 0};
+      int f = patch.add_node(pname, pool_op, {q8});
+      patch.shunt({nid, 0}, {f, 0});
+      continue;
+    }
     if (p.outputs.size() != 1 || p.inputs.size() < 2) continue;
     if (op_as<ops::Concat>(p)) {
       // Q(Concat(DQ(x_0), DQ(x_1), ...)), all per tensor: a Concat of the 8-bit tensors, each

@@ -194,7 +194,121 @@ void q_dw_rows(const QDepthwisePlane& g, const QDwLayout& l, const T* __restrict
   }
 }
 
+#if defined(__AVX2__)
+// x86 (W = 8 on AVX2, 16 on AVX-512BW): the sums of q_dw_rows for NT > 0 taps, two vectors of
+// outputs (2W bytes) at a time and the taps in pairs through VPMADDWD: per pair of taps, 2W
+// bytes of each widened to i16 (VPMOVZXBW / VPMOVSXBW from memory), interleaved (the pair's
+// values of one output side by side) and multiplied by the pair's broadcast weights with the two
+// products summed in i32 -- exact, |x| <= 255 and |w| <= 255 -- instead of one widening load and
+// one VPMULLD per tap and W outputs. An odd last tap pairs with a zero weight. The interleave works
+// within 128-bit lanes, so the two accumulators hold outputs in 4-lane blocks, put back in order
+// by one cross-lane permute per result vector. A row whose vectors are odd in number does its
+// last one through q_dw_rows' loop.
+template <int W>
+struct QDwPairs;
+template <>
+struct QDwPairs<8> {
+  using R = __m256i;
+  template <class T>
+  static R widen16(const T* p) {
+    const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    return std::is_signed_v<T> ? _mm256_cvtepi8_epi16(b) : _mm256_cvtepu8_epi16(b);
+  }
+  static R set1(int32_t v) { return _mm256_set1_epi32(v); }
+  static R zero() { return _mm256_setzero_si256(); }
+  static R lo(R a, R b) { return _mm256_unpacklo_epi16(a, b); }
+  static R hi(R a, R b) { return _mm256_unpackhi_epi16(a, b); }
+  static R madd_add(R acc, R x, R w) { return _mm256_add_epi32(acc, _mm256_madd_epi16(x, w)); }
+  static R add(R a, R b) { return _mm256_add_epi32(a, b); }
+  static R first(R l, R h) { return _mm256_permute2x128_si256(l, h, 0x20); }
+  static R second(R l, R h) { return _mm256_permute2x128_si256(l, h, 0x31); }
+};
+#if defined(__AVX512BW__)
+template <>
+struct QDwPairs<16> {
+  using R = __m512i;
+  template <class T>
+  static R widen16(const T* p) {
+    const __m256i b = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+    return std::is_signed_v<T> ? _mm512_cvtepi8_epi16(b) : _mm512_cvtepu8_epi16(b);
+  }
+  static R set1(int32_t v) { return _mm512_set1_epi32(v); }
+  static R zero() { return _mm512_setzero_si512(); }
+  static R lo(R a, R b) { return _mm512_unpacklo_epi16(a, b); }
+  static R hi(R a, R b) { return _mm512_unpackhi_epi16(a, b); }
+  static R madd_add(R acc, R x, R w) { return _mm512_add_epi32(acc, _mm512_madd_epi16(x, w)); }
+  static R add(R a, R b) { return _mm512_add_epi32(a, b); }
+  // l holds outputs 0-3, 8-11, 16-19, 24-27 (quad words 0-1, 2-3, 4-5, 6-7), h the others.
+  static R first(R l, R h) {
+    return _mm512_permutex2var_epi64(l, _mm512_setr_epi64(0, 1, 8, 9, 2, 3, 10, 11), h);
+  }
+  static R second(R l, R h) {
+    return _mm512_permutex2var_epi64(l, _mm512_setr_epi64(4, 5, 12, 13, 6, 7, 14, 15), h);
+  }
+};
+#endif
+
+template <class T, int W, int NT, class Sink>
+void q_dw_rows_pairs(const QDepthwisePlane& g, const QDwLayout& l, const T* __restrict buf,
+                     const int64_t* __restrict off, const int32_t* __restrict wt, int32_t c,
+                     Sink&& sink) {
+  using P = QDwPairs<W>;
+  using R = typename P::R;
+  using VI = typename QDwVec<T, W>::vi;
+  constexpr int NP = (NT + 1) / 2;
+  R wp[NP];
+  int64_t o0[NP], o1[NP];
+#pragma GCC unroll 13
+  for (int q = 0; q < NP; q++) {
+    const bool two = 2 * q + 1 < NT;
+    const uint32_t w0 = static_cast<uint16_t>(static_cast<int16_t>(wt[2 * q]));
+    const uint32_t w1 = two ? static_cast<uint16_t>(static_cast<int16_t>(wt[2 * q + 1])) : 0u;
+    wp[q] = P::set1(static_cast<int32_t>(w0 | (w1 << 16)));
+    o0[q] = off[2 * q];
+    o1[q] = two ? off[2 * q + 1] : off[2 * q];
+  }
+  const R cv = P::set1(c);
+  const int64_t plane = g.oh * g.ow;
+  const VI cvi = VI{} + c;
+  for (int64_t oy = 0; oy < g.oh; oy++) {
+    const T* base = buf + oy * g.stride_h * l.s * l.lp;
+    int64_t v = 0;
+    for (; v + 2 <= l.nv; v += 2) {
+      const T* p = base + v * W;
+      R lo = P::zero(), hi = P::zero();
+#pragma GCC unroll 13
+      for (int q = 0; q < NP; q++) {
+        const R x0 = P::template widen16<T>(p + o0[q]);
+        const R x1 = P::template widen16<T>(p + o1[q]);
+        lo = P::madd_add(lo, P::lo(x0, x1), wp[q]);
+        hi = P::madd_add(hi, P::hi(x0, x1), wp[q]);
+      }
+      const int64_t ox = v * W, at = oy * g.ow + ox;
+      const VI a = reinterpret_cast<VI>(P::add(P::first(lo, hi), cv));
+      const VI b = reinterpret_cast<VI>(P::add(P::second(lo, hi), cv));
+      sink(at, a, at + W <= plane ? W : g.ow - ox);
+      sink(at + W, b, at + 2 * W <= plane ? W : g.ow - ox - W);
+    }
+    if (v < l.nv) {
+      const int64_t ox = v * W;
+      const T* p = base + ox;
+      VI a = cvi;
+#pragma GCC unroll 25
+      for (int t = 0; t < NT; t++) a += q_dw_widen<T, W>(p + off[t]) * (VI{} + wt[t]);
+      const int64_t at = oy * g.ow + ox;
+      sink(at, a, at + W <= plane ? W : g.ow - ox);
+    }
+  }
+}
+#endif
+
 // The plane's sums through `sink` (see q_dw_rows).
+#if defined(__AVX512BW__)
+constexpr bool kQDwPairs16 = true;
+#else
+constexpr bool kQDwPairs16 = false;
+#endif
+
 template <class T, int W, class Sink>
 void q_dw_plane_t(const QDepthwisePlane& g, const T* x, int32_t zx, const int32_t* wt,
                   void* scratch, bool reuse, Sink&& sink) {
@@ -213,6 +327,19 @@ void q_dw_plane_t(const QDepthwisePlane& g, const T* x, int32_t zx, const int32_
   int64_t wsum = 0;
   for (int64_t t = 0; t < nt; t++) wsum += wt[t];
   const int32_t c = static_cast<int32_t>(-zx * wsum);
+#if defined(__AVX2__)
+  // Weights with their zero point subtracted fit i16 (|w| <= 255).
+  if constexpr (W == 8 || (W == 16 && kQDwPairs16)) {
+    if (nt == 9) {
+      q_dw_rows_pairs<T, W, 9>(g, l, buf, off, wt, c, sink);
+      return;
+    }
+    if (nt == 25) {
+      q_dw_rows_pairs<T, W, 25>(g, l, buf, off, wt, c, sink);
+      return;
+    }
+  }
+#endif
   if (nt == 9)
     q_dw_rows<T, W, 9>(g, l, buf, off, wt, c, sink);
   else if (nt == 25)

@@ -1,7 +1,7 @@
 // MaxPoolValues: an f32 MaxPool whose indices output nobody reads (put in place by the optimize
 // pass max-pool-values): one output, a separable kernel (the max of the kernel rows first, then
 // along each output row; vectorized in kernels/pool), with no per-element bounds checks. 1-D and
-// 2-D, no dilation.
+// 2-D, no dilation. Also u8 / i8 values (quantized models: kernels/pool/max_pool_q8.h).
 #pragma once
 
 #include <array>

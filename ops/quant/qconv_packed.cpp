@@ -234,10 +234,14 @@ void QConvPacked::eval(EvalContext& ctx, const TensorRefs& inputs) const {
                   std::memset(out + hi, pad, static_cast<size_t>(ow - hi));
                   continue;
                 }
-                for (int64_t ox = 0; ox < ow; ox++) {
-                  const int64_t ix = ox * sw + off;
-                  out[ox] = ix >= 0 && ix < w ? xr[ix] : pad;
-                }
+                // Strided: the outputs whose tap is inside, [lo, hi), without bounds tests.
+                const int64_t lo = std::clamp<int64_t>((-off + sw - 1) / sw, 0, ow);
+                const int64_t hi =
+                    std::clamp<int64_t>(w - off > 0 ? (w - off - 1) / sw + 1 : 0, lo, ow);
+                std::memset(out, pad, static_cast<size_t>(lo));
+                const uint8_t* src = xr + off;
+                for (int64_t ox = lo; ox < hi; ox++) out[ox] = src[ox * sw];
+                std::memset(out + hi, pad, static_cast<size_t>(ow - hi));
               }
             }
         bo.data = cols;

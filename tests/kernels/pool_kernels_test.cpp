@@ -13,6 +13,7 @@
 #include <limits>
 #include <random>
 
+#include "kernels/pool/max_pool_q8.h"
 #include "kernels/pool/pool.h"
 #include "ops/nn/pool.h"
 #include "tests/ops/nn/nn_test_util.h"
@@ -249,6 +250,70 @@ TEST(KernelsPool, AveragePlanesWithinStatedErrorEveryIsa) {
           EXPECT_NEAR(y[p], want, tol) << "n " << n << " plane " << p;
         }
       }
+    }
+  }
+}
+
+// The 8-bit max pool (u8 and i8) against direct loops: rows from shorter than one vector to many
+// vectors (the u8 3x3 stride-2 path takes 16 outputs at a time), strides 1 to 3, kernels 1 to 4,
+// padding and ceil-mode partial windows at the ends, full-range values.
+TEST(KernelsPool, MaxPool8BitMatchesDirectLoops) {
+  std::mt19937 rng(8);
+  std::uniform_int_distribution<int> byte(0, 255), wide(1, 130), small(1, 9), k(1, 4), s(1, 3),
+      pad(0, 1);
+  for (int round = 0; round < 200; round++) {
+    kernels::MaxPool2dGeometry g;
+    g.kernel_h = k(rng);
+    g.kernel_w = round % 2 ? 3 : k(rng);
+    g.stride_h = s(rng);
+    g.stride_w = round % 2 ? 2 : s(rng);
+    g.pad_h = std::min<int64_t>(pad(rng), g.kernel_h - 1);
+    g.pad_w = std::min<int64_t>(pad(rng), g.kernel_w - 1);
+    g.in_h = small(rng) + g.kernel_h;
+    g.in_w = wide(rng) + g.kernel_w;
+    // Ceil mode: one more output whose window passes the end, when some input remains for it.
+    const bool ceil = round % 3 == 0;
+    auto outs = [&](int64_t in, int64_t kk, int64_t st, int64_t pd) {
+      const int64_t n = (in + pd - kk) / st + 1;
+      return ceil && (n * st - pd) < in ? n + 1 : n;
+    };
+    g.out_h = outs(g.in_h, g.kernel_h, g.stride_h, g.pad_h);
+    g.out_w = outs(g.in_w, g.kernel_w, g.stride_w, g.pad_w);
+    const int64_t planes = 2, in_plane = g.in_h * g.in_w, out_plane = g.out_h * g.out_w;
+    std::vector<uint8_t> x(static_cast<size_t>(planes * in_plane));
+    for (auto& v : x) v = static_cast<uint8_t>(byte(rng));
+    x[0] = 255;
+    x[1] = 0;
+    for (bool is_signed : {false, true}) {
+      SCOPED_TRACE(::testing::Message()
+                   << "round " << round << " signed " << is_signed << " in " << g.in_h << "x"
+                   << g.in_w << " k " << g.kernel_h << "x" << g.kernel_w << " s " << g.stride_h
+                   << "," << g.stride_w << " pad " << g.pad_h << "," << g.pad_w);
+      std::vector<uint8_t> y(static_cast<size_t>(planes * out_plane) + 1, 0xA5);
+      std::vector<uint8_t> row(static_cast<size_t>(g.in_w + kernels::kQ8RowPad));
+      if (is_signed)
+        kernels::max_pool_2d_i8(reinterpret_cast<const int8_t*>(x.data()),
+                                reinterpret_cast<int8_t*>(y.data()), planes, g,
+                                reinterpret_cast<int8_t*>(row.data()));
+      else
+        kernels::max_pool_2d_u8(x.data(), y.data(), planes, g, row.data());
+      ASSERT_EQ(y.back(), 0xA5) << "wrote past the output";
+      for (int64_t p = 0; p < planes; p++)
+        for (int64_t oy = 0; oy < g.out_h; oy++)
+          for (int64_t ox = 0; ox < g.out_w; ox++) {
+            int best = is_signed ? -128 : 0;
+            for (int64_t ky = 0; ky < g.kernel_h; ky++)
+              for (int64_t kx = 0; kx < g.kernel_w; kx++) {
+                const int64_t iy = oy * g.stride_h - g.pad_h + ky;
+                const int64_t ix = ox * g.stride_w - g.pad_w + kx;
+                if (iy < 0 || iy >= g.in_h || ix < 0 || ix >= g.in_w) continue;
+                const uint8_t b = x[static_cast<size_t>(p * in_plane + iy * g.in_w + ix)];
+                best = std::max(best, is_signed ? static_cast<int>(static_cast<int8_t>(b)) : b);
+              }
+            const uint8_t got = y[static_cast<size_t>(p * out_plane + oy * g.out_w + ox)];
+            ASSERT_EQ(is_signed ? static_cast<int>(static_cast<int8_t>(got)) : got, best)
+                << p << ": " << oy << "," << ox;
+          }
     }
   }
 }

@@ -355,4 +355,50 @@ TEST(QDepthwise, EveryKernelMatchesDirectLoops) {
   }
 }
 
+// Extreme values through every depthwise kernel: full-range bytes (u8 255 / s8 -128) with the
+// widest weights a zero point can leave (+-255), 3x3 and 5x5 on rows of one to several vector
+// pairs and an odd vector count (the paired-tap x86 path and its single-vector tail). Every tap
+// pair sums to +-2 x 255 x 255 in i32, exact; the integer sums must equal the direct loops.
+TEST(QDepthwise, ExtremeValuesAreExact) {
+  for (const QMicroKernel* kern : kiln::kernels::supported_q_kernels()) {
+    for (int64_t ksize : {3, 5}) {
+      for (int64_t w : {7, 16, 40, 57}) {
+        for (bool is_signed : {false, true}) {
+          SCOPED_TRACE(testing::Message()
+                       << kern->name << " k" << ksize << " w" << w << " signed " << is_signed);
+          const int64_t h = 5, pad = ksize / 2;
+          kiln::kernels::QDepthwisePlane g{h, w, h, w, ksize, ksize, 1, 1, 1, 1, pad, pad};
+          const uint8_t byte = is_signed ? uint8_t{0x80} : uint8_t{255};
+          std::vector<uint8_t> x(static_cast<size_t>(h * w), byte);
+          // Alternating signs along the taps, every magnitude 255.
+          std::vector<int32_t> wt(static_cast<size_t>(ksize * ksize));
+          for (size_t t = 0; t < wt.size(); t++) wt[t] = t % 3 == 1 ? 255 : -255;
+          const int32_t zx = 0;
+          const int64_t n = h * w;
+          std::vector<int32_t> got(static_cast<size_t>(n) + 1, 0x5555), acc(static_cast<size_t>(n));
+          std::vector<int64_t> scratch(kiln::kernels::qdepthwise_scratch_bytes(g) / 8 + 1);
+          Epilogue sums;
+          sums.output = OutputType::I32;
+          kern->depthwise(g, x.data(), is_signed, zx, wt.data(),
+                          kiln::kernels::qtile_args(sums, got.data(), n, 0, 0), acc.data(),
+                          scratch.data(), false);
+          ASSERT_EQ(got.back(), 0x5555) << "wrote past the plane";
+          const int32_t v = is_signed ? -128 : 255;
+          for (int64_t oy = 0; oy < h; oy++)
+            for (int64_t ox = 0; ox < w; ox++) {
+              int64_t want = 0;
+              for (int64_t ky = 0; ky < ksize; ky++)
+                for (int64_t kx = 0; kx < ksize; kx++) {
+                  const int64_t iy = oy - pad + ky, ix = ox - pad + kx;
+                  if (iy < 0 || iy >= h || ix < 0 || ix >= w) continue;
+                  want += static_cast<int64_t>(v) * wt[static_cast<size_t>(ky * ksize + kx)];
+                }
+              ASSERT_EQ(got[static_cast<size_t>(oy * w + ox)], want) << oy << "," << ox;
+            }
+        }
+      }
+    }
+  }
+}
+
 }  // namespace

@@ -57,6 +57,8 @@ TEST(QConvPacked, MatchesQLinearConv) {
       {{1, 6, 8, 8}, {9, 2, 3, 3}, {1, 1}, {2, 2, 2, 2}, {2, 2}, 3, true},
       {{1, 20, 30}, {24, 20, 5}, {1}, {2, 2}, {1}, 1, false},
       {{1, 16, 40}, {8, 16, 3}, {2}, {0, 1}, {3}, 1, true},
+      {{1, 4, 17, 19}, {6, 4, 3, 3}, {3, 3}, {2, 1, 0, 2}, {2, 1}, 1, false},
+      {{1, 3, 15, 33}, {8, 3, 3, 3}, {2, 2}, {1, 1, 1, 1}, {1, 1}, 1, false},
   };
   for (const ConvCase& c : cases) {
     SCOPED_TRACE(testing::Message() << "x " << c.x.size() << "-D group " << c.group);

@@ -1,0 +1,115 @@
+#include "kernels/pool/max_pool_q8.h"
+
+#include <algorithm>
+#include <cstring>
+#include <limits>
+#include <type_traits>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+namespace kiln::kernels {
+
+namespace {
+
+// The windows of one output row over the column maxima cm (in_w values, kQ8RowPad readable
+// bytes after them).
+template <class T>
+void row_max(const T* __restrict cm, T* __restrict out, const MaxPool2dGeometry& g) {
+  const T lowest = std::numeric_limits<T>::lowest();
+  const int64_t sw = g.stride_w, kw = g.kernel_w, pw = g.pad_w;
+  // Outputs [lo, hi) have their whole window inside the row.
+  const int64_t lo = std::min<int64_t>((pw + sw - 1) / sw, g.out_w);
+  const int64_t hi =
+      std::clamp<int64_t>(g.in_w - kw + pw >= 0 ? (g.in_w - kw + pw) / sw + 1 : 0, lo, g.out_w);
+  auto edge = [&](int64_t ox) {
+    const int64_t x0 = std::max<int64_t>(ox * sw - pw, 0);
+    const int64_t x1 = std::min<int64_t>(ox * sw - pw + kw, g.in_w);
+    T best = lowest;
+    for (int64_t i = x0; i < x1; i++) best = std::max(best, cm[i]);
+    out[ox] = best;
+  };
+  for (int64_t ox = 0; ox < lo; ox++) edge(ox);
+  int64_t ox = lo;
+  if (kw == 3 && sw == 1) {
+    for (; ox < hi; ox++) {
+      const T* c = cm + ox - pw;
+      out[ox] = std::max(std::max(c[0], c[1]), c[2]);
+    }
+  } else if (kw == 3 && sw == 2) {
+#if defined(__SSE2__)
+    if constexpr (std::is_same_v<T, uint8_t>) {
+      // 16 outputs: the even and odd bytes of their windows' 32 (+ 2) bytes, by mask and pack.
+      const __m128i m = _mm_set1_epi16(0xff);
+      for (; ox + 16 <= hi; ox += 16) {
+        const uint8_t* c = cm + 2 * ox - pw;
+        auto ld = [](const uint8_t* q) {
+          return _mm_loadu_si128(reinterpret_cast<const __m128i*>(q));
+        };
+        const __m128i a = ld(c), b = ld(c + 16), a2 = ld(c + 2), b2 = ld(c + 18);
+        const __m128i even = _mm_packus_epi16(_mm_and_si128(a, m), _mm_and_si128(b, m));
+        const __m128i odd = _mm_packus_epi16(_mm_srli_epi16(a, 8), _mm_srli_epi16(b, 8));
+        const __m128i next = _mm_packus_epi16(_mm_and_si128(a2, m), _mm_and_si128(b2, m));
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(out + ox),
+                         _mm_max_epu8(_mm_max_epu8(even, odd), next));
+      }
+    }
+#endif
+    for (; ox < hi; ox++) {
+      const T* c = cm + 2 * ox - pw;
+      out[ox] = std::max(std::max(c[0], c[1]), c[2]);
+    }
+  } else {
+    for (; ox < hi; ox++) {
+      const T* c = cm + ox * sw - pw;
+      T best = c[0];
+      for (int64_t i = 1; i < kw; i++) best = std::max(best, c[i]);
+      out[ox] = best;
+    }
+  }
+  for (ox = hi; ox < g.out_w; ox++) edge(ox);
+}
+
+template <class T>
+void max_pool_2d_q8(const T* __restrict x, T* __restrict y, int64_t planes,
+                    const MaxPool2dGeometry& g, T* __restrict row) {
+  const int64_t in_plane = g.in_h * g.in_w, out_plane = g.out_h * g.out_w;
+  const T lowest = std::numeric_limits<T>::lowest();
+  // The bytes a vector may read past the row (never used): defined values.
+  std::memset(row + g.in_w, 0, kQ8RowPad);
+  for (int64_t p = 0; p < planes; p++) {
+    const T* xp = x + p * in_plane;
+    T* yp = y + p * out_plane;
+    for (int64_t oy = 0; oy < g.out_h; oy++) {
+      T* out = yp + oy * g.out_w;
+      const int64_t y0 = std::max<int64_t>(oy * g.stride_h - g.pad_h, 0);
+      const int64_t y1 = std::min<int64_t>(oy * g.stride_h - g.pad_h + g.kernel_h, g.in_h);
+      if (y1 <= y0) {
+        std::fill(out, out + g.out_w, lowest);
+        continue;
+      }
+      // Column maxima of the window's rows.
+      std::memcpy(row, xp + y0 * g.in_w, static_cast<size_t>(g.in_w) * sizeof(T));
+      for (int64_t iy = y0 + 1; iy < y1; iy++) {
+        const T* r = xp + iy * g.in_w;
+        for (int64_t i = 0; i < g.in_w; i++) row[i] = std::max(row[i], r[i]);
+      }
+      row_max(row, out, g);
+    }
+  }
+}
+
+}  // namespace
+
+void max_pool_2d_u8(const uint8_t* x, uint8_t* y, int64_t planes, const MaxPool2dGeometry& g,
+                    uint8_t* row) {
+  max_pool_2d_q8(x, y, planes, g, row);
+}
+
+void max_pool_2d_i8(const int8_t* x, int8_t* y, int64_t planes, const MaxPool2dGeometry& g,
+                    int8_t* row) {
+  max_pool_2d_q8(x, y, planes, g, row);
+}
+
+}  // namespace kiln::kernels
