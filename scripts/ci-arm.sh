@@ -105,7 +105,8 @@ cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DKILN_WERROR=ON \
   "-DKILN_CROSS_BACKEND_FILTER=$filter" >/dev/null
 # kiln.1.gz and the bash completion (kiln_docs: the target's kiln run under qemu at build time,
 # cmake/KilnInstall.cmake), which the kiln package holds; the target exists when qemu was found.
-if ninja -C "$build" -t targets all 2>/dev/null | grep -q '^kiln_docs:'; then
+# (grep reads the whole list: with pipefail, `grep -q` closing the pipe early would fail ninja.)
+if ninja -C "$build" -t targets all 2>/dev/null | grep -c '^kiln_docs:' >/dev/null; then
   targets+=(kiln_docs)
 fi
 # ccache's counters before and after (not zeroed: the cache may be shared).
