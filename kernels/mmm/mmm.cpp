@@ -214,8 +214,12 @@ void mmm(const MmmPlan& plan, const PanelSource& a, const PanelSource& b, const 
           for (int64_t jb = j; jb < je; jb++) tile(ap, panels[jb - j], ia, jb);
           continue;
         }
-        // Full rows: only the column offsets change from tile to tile.
+        // Full rows: only the column offsets change from tile to tile. Post steps run once
+        // over the block's whole tiles of these rows (still in L1: block x mr x nr floats), not
+        // per tile: a vec_math call per tile row cost as much as a GELU on it (tiny_bert).
+        // Element-wise, on whole vectors either way: the same bits.
         const TileArgs row = tile_args(base, i0, 0);
+        int64_t whole_end = j;
         for (int64_t jb = j; jb < je; jb++) {
           const int64_t j0 = jb * nr;
           if (j0 + nr > n) {
@@ -228,8 +232,10 @@ void mmm(const MmmPlan& plan, const PanelSource& a, const PanelSource& b, const 
           if (t.col_bias) t.col_bias += j0;
           if (t.residual) t.residual += j0;
           kernel.tile(k, ap, panels[jb - j], t);
-          if (post) apply_post_steps(ep, t.c, ldc, mr, nr, i0, j0);
+          whole_end = jb + 1;
         }
+        if (post && whole_end > j)
+          apply_post_steps(ep, c + i0 * ldc + j * nr, ldc, mr, (whole_end - j) * nr, i0, j * nr);
       }
     }
   };

@@ -8,9 +8,12 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <random>
+#include <vector>
 
 #include "base/threading.h"
+#include "kernels/epilogue.h"
 #include "kernels/mmm/mmm.h"
 #include "tests/kernels/kernel_test_util.h"
 
@@ -74,6 +77,68 @@ std::vector<const MicroKernel*> kernels_here() {
   std::vector<const MicroKernel*> out;
   for (Isa isa : kernels::supported_isas()) out.push_back(&kernels::micro_kernel(isa));
   return out;
+}
+
+// Post steps (stage 2) run on each block of stored outputs: element-wise on whole vectors, so
+// the product with post steps is bitwise the product without them followed by the same steps
+// over the whole matrix at once, whatever the blocking (per tile at edges, per row band of
+// whole tiles otherwise), the sources and the thread count. The operands' values differ per
+// row and per column, so a step applied at the wrong offset, twice or not at all is caught.
+TEST(KernelsMmm, PostStepsEqualOnePassOverTheWholeOutput) {
+  std::mt19937 rng(31);
+  for (const MicroKernel* k : kernels_here()) {
+    for (Case c : {Case{k->mr * 3, k->nr * 9, 17}, Case{k->mr * 2 + 3, k->nr * 12 + 5, 40},
+                   Case{1, 3 * k->nr + 1, 8}, Case{50, 7, 5}, Case{130, 300, 33}}) {
+      for (int threads : {1, 2}) {
+        SCOPED_TRACE(::testing::Message()
+                     << k->name << " m=" << c.m << " n=" << c.n << " threads=" << threads);
+        const int64_t ldc = c.n + 3;
+        auto a = random_vector(rng, c.m * c.k);
+        auto b = random_vector(rng, c.k * c.n);
+        auto full = random_vector(rng, c.m * ldc);
+        auto row = random_vector(rng, c.m);
+        auto col = random_vector(rng, c.n);
+        kernels::PackedMatrix pa(a.data(), c.m, c.k, c.k, 1, k->mr);
+        kernels::StridedSource sb(b.data(), c.n, c.k, 1, c.n, k->nr);
+        EpilogueData e = make_epilogue(rng, 4 | 8 | 128, c.m, c.n);
+        Epilogue with = e.ep;
+        auto step = [&](kernels::PostStep p) { with.post[with.post_count++] = p; };
+        kernels::PostStep p;
+        p.kind = kernels::PostStep::Kind::Unary;
+        p.unary = kernels::UnaryFn::Gelu;
+        step(p);
+        p.kind = kernels::PostStep::Kind::Binary;
+        p.binary = kernels::BinaryFn::Mul;
+        p.operand_kind = kernels::PostStep::Operand::Full;
+        p.operand = full.data();
+        p.ld = ldc;
+        step(p);
+        p.binary = kernels::BinaryFn::Sub;
+        p.operand_kind = kernels::PostStep::Operand::Row;
+        p.operand = row.data();
+        p.operand_first = true;
+        step(p);
+        p.binary = kernels::BinaryFn::Max;
+        p.operand_kind = kernels::PostStep::Operand::Col;
+        p.operand = col.data();
+        p.operand_first = false;
+        step(p);
+        p.kind = kernels::PostStep::Kind::Unary;
+        p.unary = kernels::UnaryFn::Sigmoid;
+        step(p);
+        std::vector<float> got(static_cast<size_t>(c.m * ldc), 7.0f), want = got;
+        kernels::mmm(*k, c.m, c.n, c.k, pa, sb, with, got.data(), ldc, threads);
+        kernels::mmm(*k, c.m, c.n, c.k, pa, sb, e.ep, want.data(), ldc, threads);
+        kernels::apply_post_steps(with, want.data(), ldc, c.m, c.n, 0, 0);
+        int bad = 0;
+        for (size_t i = 0; i < got.size(); i++)
+          if (std::memcmp(&got[i], &want[i], sizeof(float)) != 0 && bad++ < 5)
+            ADD_FAILURE() << "at " << i / ldc << "," << i % ldc << ": " << got[i] << " vs "
+                          << want[i];
+        EXPECT_EQ(bad, 0);
+      }
+    }
+  }
 }
 
 TEST(KernelsMmm, EveryIsaHasAKernelAndGenericIsAlwaysThere) {
