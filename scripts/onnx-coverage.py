@@ -19,41 +19,12 @@ import sys
 import tempfile
 from collections import defaultdict
 
+from protobuf_wire import fields
+
 SUITE = "/usr/share/libonnx-testdata/data"
 FOLDERS = ["node", "pytorch-converted", "pytorch-operator", "simple"]
 # Cases comparing random draws: excluded from the target (issue 3).
 RANDOM = re.compile(r"^node/test_(bernoulli.*|training_dropout(_default)?(_mask)?)$")
-
-
-def read_varint(buf, pos):
-    result = shift = 0
-    while True:
-        byte = buf[pos]
-        pos += 1
-        result |= (byte & 0x7F) << shift
-        if not byte & 0x80:
-            return result, pos
-        shift += 7
-
-
-def fields(buf):
-    """Yields (field number, wire type, value) of one protobuf message."""
-    pos = 0
-    while pos < len(buf):
-        key, pos = read_varint(buf, pos)
-        number, wire = key >> 3, key & 7
-        if wire == 0:
-            value, pos = read_varint(buf, pos)
-        elif wire == 1:
-            value, pos = buf[pos:pos + 8], pos + 8
-        elif wire == 2:
-            length, pos = read_varint(buf, pos)
-            value, pos = buf[pos:pos + length], pos + length
-        elif wire == 5:
-            value, pos = buf[pos:pos + 4], pos + 4
-        else:
-            raise ValueError("unsupported wire type %d" % wire)
-        yield number, wire, value
 
 
 def graph_ops(graph, out):

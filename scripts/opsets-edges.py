@@ -31,6 +31,8 @@ import re
 import sys
 from collections import defaultdict
 
+from protobuf_wire import fields, read_varint
+
 ML_OPS = ['LinearClassifier', 'LinearRegressor', 'Normalizer', 'Scaler', 'ArrayFeatureExtractor',
           'ZipMap', 'TreeEnsembleClassifier', 'TreeEnsembleRegressor', 'TreeEnsemble',
           'LabelEncoder', 'OneHotEncoder', 'Imputer', 'Binarizer', 'CategoryMapper',
@@ -123,39 +125,7 @@ def parse_changelog(path, domain_marker, end_marker=None):
     return out
 
 
-# ---- a minimal protobuf reader (ModelProto / TensorProto) -----------------------------------
-
-def varint(b, i):
-    r = s = 0
-    while True:
-        c = b[i]
-        i += 1
-        r |= (c & 0x7F) << s
-        s += 7
-        if c < 0x80:
-            return r, i
-
-
-def fields(b):
-    """[(field number, wire type, value)]: ints for varints, bytes for length-delimited."""
-    out, i = [], 0
-    while i < len(b):
-        key, i = varint(b, i)
-        f, w = key >> 3, key & 7
-        if w == 0:
-            v, i = varint(b, i)
-        elif w == 2:
-            n, i = varint(b, i)
-            v, i = b[i:i + n], i + n
-        elif w == 1:
-            v, i = b[i:i + 8], i + 8
-        elif w == 5:
-            v, i = b[i:i + 4], i + 4
-        else:
-            raise ValueError('bad wire type')
-        out.append((f, w, v))
-    return out
-
+# ---- ModelProto / TensorProto fields (scripts/protobuf_wire.py reads the wire format) ------------
 
 def signed(v):
     return v - (1 << 64) if v >= 1 << 63 else v
@@ -172,7 +142,7 @@ def ints(fs, num):
         else:
             i = 0
             while i < len(v):
-                x, i = varint(v, i)
+                x, i = read_varint(v, i)
                 out.append(signed(x))
     return out
 
