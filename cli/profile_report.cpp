@@ -147,6 +147,7 @@ Report build_report(const Graph& graph, const ProfileResult* profile, const Symb
       br.name = b->name;
       br.op = b->op;
       br.body = b->path;
+      br.top_node = b->top_node;
       br.depth = b->depth;
       br.calls = b->calls;
       br.ms = b->ms;
@@ -282,7 +283,7 @@ nlohmann::json report_json(const Report& report) {
   for (const auto& r : report.rows) {
     if (!r.body.empty()) {
       body_nodes.push_back({{"body", r.body},
-                            {"top_node", std::stoi(r.body.substr(0, r.body.find('.')))},
+                            {"top_node", r.top_node},
                             {"depth", r.depth},
                             {"id", r.node},
                             {"name", r.name},

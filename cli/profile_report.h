@@ -26,6 +26,7 @@ struct ReportRow {
   // A node inside a body of a top-level node (profiled only): the body's path ("12.0"), its
   // nesting depth (1, 2...) and its mean evaluations per run; `node` is its id in the body.
   std::string body;
+  int top_node = -1;  // the top-level node whose body it is
   int depth = 0;
   double calls = 0;
 };
