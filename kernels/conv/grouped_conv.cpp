@@ -56,7 +56,15 @@ GroupedConvLayout grouped_conv_layout(int64_t group, int64_t channels_per_group,
   // the pw - ow columns past each output row are computed and dropped, and the positions past
   // the last output row's last column are not computed at all (7x7 stride 1: rows of 9, 61
   // positions, 4 vectors of 16; with rows of 10 and whole rows it took 5).
-  l.pw = g.out[2] + reach_x;
+  // Rows a whole number of vectors long keep every tile's loads aligned alike (14x14 stride 2:
+  // rows of 16 ran ~10% faster than rows of 15, the same 14 vectors): taken when they cost no
+  // more vectors.
+  auto vectors_for = [&](int64_t pw) {
+    return ((g.out[1] - 1) * pw + g.out[2] + shape.lanes - 1) / shape.lanes;
+  };
+  const int64_t tight = g.out[2] + reach_x;
+  const int64_t aligned = (tight + shape.lanes - 1) / shape.lanes * shape.lanes;
+  l.pw = vectors_for(aligned) <= vectors_for(tight) ? aligned : tight;
   l.ph = g.out[1] + reach_y + 1;
   l.nq = (g.out[1] - 1) * l.pw + g.out[2];
   l.lanes = shape.lanes;
