@@ -65,6 +65,45 @@ void matmul(benchmark::State& state, Isa isa, bool packed_b, bool packed_a) {
       2.0 * m * n * k * static_cast<double>(state.iterations()) / 1e9, benchmark::Counter::kIsRate);
 }
 
+// A 1x1 convolution of m output channels over an n-pixel plane of k channels (NCHW), one
+// thread: `transposed` computes C^T = X^T W^T (pixels as the A side, packed per run; the weights
+// packed once as B panels of output channels) into a buffer, then transposes it into the planes;
+// otherwise W X (the weights as A panels, the planes packed per run as B).
+void pointwise(benchmark::State& state, Isa isa, bool transposed) {
+  const int64_t m = state.range(0), n = state.range(1), k = state.range(2);
+  std::vector<float> w, x, y(m * n), t(m * n);
+  random_operands(m, n, k, w, x);
+  const auto& kernel = kiln::kernels::micro_kernel(isa);
+  kiln::kernels::Epilogue ep;
+  if (transposed) {
+    kiln::kernels::PackedMatrix pb(w.data(), m, k, k, 1, kernel.nr);
+    kiln::kernels::StridedSource sa(x.data(), n, k, 1, n, kernel.mr);
+    const kiln::kernels::MmmPlan plan = kiln::kernels::plan_mmm(kernel, n, m, k, false, true, 1);
+    std::vector<float> scratch(plan.scratch_floats + 16);
+    float* aligned =
+        reinterpret_cast<float*>((reinterpret_cast<uintptr_t>(scratch.data()) + 63) / 64 * 64);
+    for (auto _ : state) {
+      kiln::kernels::mmm(plan, sa, pb, ep, t.data(), m, aligned);
+      for (int64_t i = 0; i < m; i++)
+        for (int64_t j = 0; j < n; j++) y[i * n + j] = t[j * m + i];
+      benchmark::ClobberMemory();
+    }
+  } else {
+    kiln::kernels::PackedMatrix pa(w.data(), m, k, k, 1, kernel.mr);
+    kiln::kernels::StridedSource sb(x.data(), n, k, 1, n, kernel.nr);
+    const kiln::kernels::MmmPlan plan = kiln::kernels::plan_mmm(kernel, m, n, k, true, false, 1);
+    std::vector<float> scratch(plan.scratch_floats + 16);
+    float* aligned =
+        reinterpret_cast<float*>((reinterpret_cast<uintptr_t>(scratch.data()) + 63) / 64 * 64);
+    for (auto _ : state) {
+      kiln::kernels::mmm(plan, pa, sb, ep, y.data(), n, aligned);
+      benchmark::ClobberMemory();
+    }
+  }
+  state.counters["GFLOP/s"] = benchmark::Counter(
+      2.0 * m * n * k * static_cast<double>(state.iterations()) / 1e9, benchmark::Counter::kIsRate);
+}
+
 // The same products with A packed once and B read in place (1x1 convolutions without packing).
 void matmul_in_place(benchmark::State& state, Isa isa) {
   const int64_t m = state.range(0), n = state.range(1), k = state.range(2);
@@ -351,6 +390,18 @@ int register_all() {
       benchmark::RegisterBenchmark(("mmm_in_place/" + name).c_str(), matmul_in_place, isa)
           ->Apply(shapes);
     }
+    for (bool t : {false, true}) {
+      benchmark::RegisterBenchmark(((t ? "pointwise_t/" : "pointwise/") + name).c_str(), pointwise,
+                                   isa, t)
+          ->Args({400, 49, 400})
+          ->Args({2048, 49, 1024})
+          ->Args({1000, 169, 512})
+          ->Args({256, 169, 64})
+          ->Args({160, 196, 160})
+          ->Args({512, 196, 1024})
+          ->Args({1280, 49, 320})
+          ->Unit(benchmark::kMicrosecond);
+    }
     // mobilenet_v2's late 1x1 convs with their weights read from memory (64 copies > L3).
     benchmark::RegisterBenchmark(("mmm_cold_a/" + name).c_str(), matmul_cold_a, isa)
         ->Args({160, 49, 960, 64})
@@ -384,6 +435,8 @@ int register_all() {
         ->Args({64, 16, 55, 3, 1})
         ->Args({128, 32, 27, 3, 1})
         ->Args({256, 64, 13, 3, 1})
+        ->Args({192, 48, 13, 3, 1})
+        ->Args({64, 16, 55, 3, 1})
         ->Args({32, 3, 224, 3, 2})
         ->Unit(benchmark::kMicrosecond);
     // The stride-1 ones with B read in place from the padded input.

@@ -34,7 +34,7 @@ struct GroupedConvLayout {
   int64_t plane = 0;           // floats per phase plane (with slack for whole tile vectors)
   int64_t channel_stride = 0;  // floats per channel (sy * sx planes)
   int64_t planes_floats = 0;   // the padded planes of all channels
-  int64_t nq = 0;              // flat positions q = oy * pw + ox, oy < out rows
+  int64_t nq = 0;              // flat positions q = oy * pw + ox up to the last output
   int64_t lanes = 0;           // floats per vector of the ISA
   int64_t tile_q = 0;          // positions per full tile (max vectors x lanes)
   int64_t tiles = 0;           // tiles per group

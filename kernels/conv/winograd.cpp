@@ -283,6 +283,14 @@ void winograd_conv(const WinogradWeights& w, const float* x, const ConvGeometry&
             std::memcpy(slot, &done_block, sizeof(done_block));
           }
           const int64_t ldm = panels * k.nr;
+          // A last panel at most half full (13x13: 16 tiles in a 32-wide AVX-512 panel) is
+          // multiplied only over its vectors that hold tiles (the edge tile, all its rows): the
+          // full tile would spend half its multiply-adds on the zero lanes.
+          // Every micro-kernel's panel is two vectors wide.
+          const int64_t last_cols = (b.t1 - b.t0) - (panels - 1) * k.nr;
+          const int64_t narrow_cols = k.nr / 2;
+          const int64_t narrow_panel =
+              k.edge != nullptr && last_cols <= narrow_cols ? panels - 1 : -1;
           const int64_t mps = p.sub_rows * ldm + kSkew;  // M point stride
           // Output channel panels split evenly over the groups (43 panels in 8: 5 or 6 each).
           const int64_t gp0 = grp * p.m_panels / p.groups;
@@ -301,7 +309,12 @@ void winograd_conv(const WinogradWeights& w, const float* x, const ConvGeometry&
                   args.clamp = false;
                   args.min = -std::numeric_limits<float>::infinity();
                   args.max = std::numeric_limits<float>::infinity();
-                  k.tile(c, a, v + xi * vps + bp * b.panel_floats, args);
+                  const float* vp = v + xi * vps + bp * b.panel_floats;
+                  if (bp == narrow_panel) {
+                    k.edge(c, a, vp, args, k.mr, static_cast<int>(narrow_cols));
+                  } else {
+                    k.tile(c, a, vp, args);
+                  }
                 }
               }
             }
