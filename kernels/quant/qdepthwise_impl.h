@@ -67,30 +67,43 @@ template <class T, int W>
   return v;
 }
 
-// The padded, phase-split copy of a plane for vectors of W outputs.
+// The padded, phase-split copy of a plane. Padded row r goes to row phase r % stride_h, row
+// r / stride_h; its columns to column phase c % stride_w, column c / stride_w: phase plane
+// (ry, qx) holds `hi` rows of `lp` bytes, at buf + ((ry * s + qx) * hi + i) * lp. Output (oy, ox)
+// is computed at position p = oy * lp + ox of one flat run over all rows ("computation space"):
+// tap (ky, kx) reads position p + off[tap] with off = ((dy % sh * s + dx % s) * hi + dy / sh) *
+// lp + dx / s (dy = ky * dil_h, dx = kx * dil_w), so a vector of W positions is W contiguous
+// bytes per tap whatever the row length (a 7-wide plane wastes 2 of every 9 lanes, not 9 of 16);
+// positions with ox >= ow are computed and dropped when the rows are stored.
 struct QDwLayout {
-  int64_t s;   // phases (stride along the row)
-  int64_t nv;  // output vectors per row
-  int64_t lp;  // bytes per phase row
-  int64_t hp;  // padded rows
+  int64_t s;    // column phases (stride along the row)
+  int64_t sh;   // row phases (stride along the columns)
+  int64_t lp;   // bytes per phase row = positions per output row
+  int64_t hi;   // rows per phase plane
+  int64_t n;    // positions computed: oh * lp rounded up to two vectors
+  int64_t buf;  // bytes of the phase planes and the slack the last vectors read
 };
 
 template <int W>
 inline QDwLayout q_dw_layout(const QDepthwisePlane& g) {
   QDwLayout l{};
   l.s = std::max<int64_t>(g.stride_w, 1);
-  l.nv = (g.ow + W - 1) / W;
-  l.lp = l.nv * W + ((g.kw - 1) * g.dil_w) / l.s + 1;
-  l.hp = std::max<int64_t>((g.oh - 1) * g.stride_h + (g.kh - 1) * g.dil_h + 1, 1);
+  l.sh = std::max<int64_t>(g.stride_h, 1);
+  l.lp = g.ow + ((g.kw - 1) * g.dil_w) / l.s;
+  const int64_t hp = std::max<int64_t>((g.oh - 1) * g.stride_h + (g.kh - 1) * g.dil_h + 1, 1);
+  l.hi = (hp + l.sh - 1) / l.sh;
+  l.n = (g.oh * l.lp + 2 * W - 1) / (2 * W) * (2 * W);
+  // A position p < n reads p + off + [0, 2W) with off < sh * s * hi * lp.
+  l.buf = (l.sh * l.s * l.hi * l.lp + l.n + 2 * W + 7) / 8 * 8;
   return l;
 }
 
-// Bytes of scratch the plane takes: the taps' offsets, then the phase rows and one whole padded
-// row (the split's source).
+// Scratch bytes: the taps' offsets, the phase planes, one whole padded row (the column split's
+// source) and the sums or requantized bytes of the n positions (as i32: the larger).
 template <int W>
 inline size_t q_dw_scratch_bytes(const QDepthwisePlane& g) {
   const QDwLayout l = q_dw_layout<W>(g);
-  return static_cast<size_t>(g.kh * g.kw * 8 + (l.hp + 1) * l.s * l.lp);
+  return static_cast<size_t>(g.kh * g.kw * 8 + l.buf + (l.s * l.lp + 7) / 8 * 8 + l.n * 4 + 64);
 }
 
 // even[j] = src[2j], odd[j] = src[2j + 1] for j < n (bytes).
@@ -121,47 +134,51 @@ inline void q_dw_split2(const uint8_t* __restrict src, uint8_t* __restrict even,
   }
 }
 
-// The padded copy of plane x. `reuse`: buf already holds the padded copy of a plane of the same
-// geometry and zero point (the previous channel's), so only the input's own bytes are written:
-// the zero-point border, the rows outside the input and the tap offsets stay.
+// The padded copy of plane x into buf (l.buf bytes); tmp: one padded row (s * lp bytes).
+// `reuse`: buf and tmp already hold the padded copy of a plane of the same geometry and zero
+// point (the previous channel's), so only the input's own bytes are written: the zero-point
+// border, the rows outside the input, the slack and the tap offsets stay.
 template <class T>
 void q_dw_pad(const QDepthwisePlane& g, const QDwLayout& l, const T* __restrict x, T z,
-              T* __restrict buf, bool reuse) {
+              T* __restrict buf, T* __restrict tmp, bool reuse) {
   const int64_t len = l.s * l.lp;  // a padded row
-  T* tmp = buf + l.hp * len;
-  if (!reuse) std::fill(buf, tmp + len, z);
-  const int64_t a = std::min(g.pad_left, len);
+  if (!reuse) {
+    std::fill(buf, buf + l.buf, z);
+    std::fill(tmp, tmp + len, z);
+  }
+  const int64_t a = std::clamp<int64_t>(g.pad_left, 0, len);
   const int64_t n = std::clamp<int64_t>(len - a, 0, g.w);
   const int64_t r0 = std::max<int64_t>(g.pad_top, 0);
-  const int64_t r1 = std::min<int64_t>(g.pad_top + g.h, l.hp);
+  const int64_t r1 = std::min<int64_t>(g.pad_top + g.h, l.sh * l.hi);
+  const int64_t phase_plane = l.hi * l.lp;
   for (int64_t r = r0; r < r1; r++) {
     const int64_t iy = r - g.pad_top;
-    T* dst = l.s == 1 ? buf + r * len : tmp;
-    std::memcpy(dst + a, x + iy * g.w, static_cast<size_t>(n) * sizeof(T));
-    if (l.s == 1) continue;
+    T* row = buf + ((r % l.sh) * l.s * l.hi + r / l.sh) * l.lp;  // phase (r % sh, 0), row r / sh
+    if (l.s == 1) {
+      std::memcpy(row + a, x + iy * g.w, static_cast<size_t>(n) * sizeof(T));
+      continue;
+    }
+    std::memcpy(tmp + a, x + iy * g.w, static_cast<size_t>(n) * sizeof(T));
     if (l.s == 2) {
-      T* ph = buf + r * 2 * l.lp;
-      q_dw_split2(reinterpret_cast<const uint8_t*>(tmp), reinterpret_cast<uint8_t*>(ph),
-                  reinterpret_cast<uint8_t*>(ph + l.lp), l.lp);
+      q_dw_split2(reinterpret_cast<const uint8_t*>(tmp), reinterpret_cast<uint8_t*>(row),
+                  reinterpret_cast<uint8_t*>(row + phase_plane), l.lp);
       continue;
     }
     for (int64_t q = 0; q < l.s; q++) {
-      T* ph = buf + (r * l.s + q) * l.lp;
+      T* ph = row + q * phase_plane;
       for (int64_t j = 0; j < l.lp; j++) ph[j] = tmp[j * l.s + q];
     }
   }
 }
 
-// The sums of every output row: NT taps (0: g.kh * g.kw at run time) at offsets off[] from the
-// output row's first phase row, weights wt, constant c = -z * sum(wt); each vector goes to
-// sink(at, sums, n): the outputs [at, at + n) of the plane (n = W, or fewer at the plane's end).
+// The sums of every position: NT taps (0: nt at run time) at offsets off[], weights wt, constant
+// c = -z * sum(wt); each vector of W positions goes to sink(p, sums).
 template <class T, int W, int NT, class Sink>
-void q_dw_rows(const QDepthwisePlane& g, const QDwLayout& l, const T* __restrict buf,
-               const int64_t* __restrict off, const int32_t* __restrict wt, int32_t c,
-               Sink&& sink) {
+void q_dw_rows(const QDwLayout& l, const T* __restrict buf, const int64_t* __restrict off,
+               const int32_t* __restrict wt, int64_t nt_run, int32_t c, Sink&& sink) {
   using VI = typename QDwVec<T, W>::vi;
   constexpr int kMaxHeld = NT > 0 ? NT : 1;
-  const int64_t nt = NT > 0 ? NT : g.kh * g.kw;
+  const int64_t nt = NT > 0 ? NT : nt_run;
   VI wv[kMaxHeld];
   int64_t o[kMaxHeld];
   if constexpr (NT > 0) {
@@ -171,26 +188,16 @@ void q_dw_rows(const QDepthwisePlane& g, const QDwLayout& l, const T* __restrict
       o[t] = off[t];
     }
   }
-  const int64_t plane = g.oh * g.ow;
-  for (int64_t oy = 0; oy < g.oh; oy++) {
-    const T* base = buf + oy * g.stride_h * l.s * l.lp;
-    for (int64_t v = 0; v < l.nv; v++) {
-      const int64_t ox = v * W;
-      const T* p = base + ox;
-      VI a = VI{} + c;
-      if constexpr (NT > 0) {
+  for (int64_t p = 0; p < l.n; p += W) {
+    const T* q = buf + p;
+    VI a = VI{} + c;
+    if constexpr (NT > 0) {
 #pragma GCC unroll 25
-        for (int t = 0; t < NT; t++) {
-          a += q_dw_widen<T, W>(p + o[t]) * wv[t];
-        }
-      } else {
-        for (int64_t t = 0; t < nt; t++) {
-          a += q_dw_widen<T, W>(p + off[t]) * (VI{} + wt[t]);
-        }
-      }
-      const int64_t at = oy * g.ow + ox;
-      sink(at, a, at + W <= plane ? W : g.ow - ox);
+      for (int t = 0; t < NT; t++) a += q_dw_widen<T, W>(q + o[t]) * wv[t];
+    } else {
+      for (int64_t t = 0; t < nt; t++) a += q_dw_widen<T, W>(q + off[t]) * (VI{} + wt[t]);
     }
+    sink(p, a);
   }
 }
 
@@ -202,8 +209,8 @@ void q_dw_rows(const QDepthwisePlane& g, const QDwLayout& l, const T* __restrict
 // products summed in i32 -- exact, |x| <= 255 and |w| <= 255 -- instead of one widening load and
 // one VPMULLD per tap and W outputs. An odd last tap pairs with a zero weight. The interleave works
 // within 128-bit lanes, so the two accumulators hold outputs in 4-lane blocks, put back in order
-// by one cross-lane permute per result vector. A row whose vectors are odd in number does its
-// last one through q_dw_rows' loop.
+// by one cross-lane permute per result vector. NT = 0: nt taps at run time (at most
+// 2 * kQDwMaxPairs).
 template <int W>
 struct QDwPairs;
 template <>
@@ -248,19 +255,22 @@ struct QDwPairs<16> {
 };
 #endif
 
+constexpr int kQDwMaxPairs = 32;
+
 template <class T, int W, int NT, class Sink>
-void q_dw_rows_pairs(const QDepthwisePlane& g, const QDwLayout& l, const T* __restrict buf,
-                     const int64_t* __restrict off, const int32_t* __restrict wt, int32_t c,
-                     Sink&& sink) {
+void q_dw_rows_pairs(const QDwLayout& l, const T* __restrict buf, const int64_t* __restrict off,
+                     const int32_t* __restrict wt, int64_t nt_run, int32_t c, Sink&& sink) {
   using P = QDwPairs<W>;
   using R = typename P::R;
   using VI = typename QDwVec<T, W>::vi;
-  constexpr int NP = (NT + 1) / 2;
-  R wp[NP];
-  int64_t o0[NP], o1[NP];
+  constexpr int kHeld = NT > 0 ? (NT + 1) / 2 : kQDwMaxPairs;
+  const int64_t nt = NT > 0 ? NT : nt_run;
+  const int64_t np = (nt + 1) / 2;
+  R wp[kHeld];
+  int64_t o0[kHeld], o1[kHeld];
 #pragma GCC unroll 13
-  for (int q = 0; q < NP; q++) {
-    const bool two = 2 * q + 1 < NT;
+  for (int q = 0; q < np; q++) {
+    const bool two = 2 * q + 1 < nt;
     const uint32_t w0 = static_cast<uint16_t>(static_cast<int16_t>(wt[2 * q]));
     const uint32_t w1 = two ? static_cast<uint16_t>(static_cast<int16_t>(wt[2 * q + 1])) : 0u;
     wp[q] = P::set1(static_cast<int32_t>(w0 | (w1 << 16)));
@@ -268,41 +278,32 @@ void q_dw_rows_pairs(const QDepthwisePlane& g, const QDwLayout& l, const T* __re
     o1[q] = two ? off[2 * q + 1] : off[2 * q];
   }
   const R cv = P::set1(c);
-  const int64_t plane = g.oh * g.ow;
-  const VI cvi = VI{} + c;
-  for (int64_t oy = 0; oy < g.oh; oy++) {
-    const T* base = buf + oy * g.stride_h * l.s * l.lp;
-    int64_t v = 0;
-    for (; v + 2 <= l.nv; v += 2) {
-      const T* p = base + v * W;
-      R lo = P::zero(), hi = P::zero();
+  for (int64_t p = 0; p < l.n; p += 2 * W) {
+    const T* x = buf + p;
+    R lo = P::zero(), hi = P::zero();
+    if constexpr (NT > 0) {
 #pragma GCC unroll 13
-      for (int q = 0; q < NP; q++) {
-        const R x0 = P::template widen16<T>(p + o0[q]);
-        const R x1 = P::template widen16<T>(p + o1[q]);
+      for (int q = 0; q < (NT + 1) / 2; q++) {
+        const R x0 = P::template widen16<T>(x + o0[q]);
+        const R x1 = P::template widen16<T>(x + o1[q]);
         lo = P::madd_add(lo, P::lo(x0, x1), wp[q]);
         hi = P::madd_add(hi, P::hi(x0, x1), wp[q]);
       }
-      const int64_t ox = v * W, at = oy * g.ow + ox;
-      const VI a = reinterpret_cast<VI>(P::add(P::first(lo, hi), cv));
-      const VI b = reinterpret_cast<VI>(P::add(P::second(lo, hi), cv));
-      sink(at, a, at + W <= plane ? W : g.ow - ox);
-      sink(at + W, b, at + 2 * W <= plane ? W : g.ow - ox - W);
+    } else {
+      for (int64_t q = 0; q < np; q++) {
+        const R x0 = P::template widen16<T>(x + o0[q]);
+        const R x1 = P::template widen16<T>(x + o1[q]);
+        lo = P::madd_add(lo, P::lo(x0, x1), wp[q]);
+        hi = P::madd_add(hi, P::hi(x0, x1), wp[q]);
+      }
     }
-    if (v < l.nv) {
-      const int64_t ox = v * W;
-      const T* p = base + ox;
-      VI a = cvi;
-#pragma GCC unroll 25
-      for (int t = 0; t < NT; t++) a += q_dw_widen<T, W>(p + off[t]) * (VI{} + wt[t]);
-      const int64_t at = oy * g.ow + ox;
-      sink(at, a, at + W <= plane ? W : g.ow - ox);
-    }
+    sink(p, reinterpret_cast<VI>(P::add(P::first(lo, hi), cv)));
+    sink(p + W, reinterpret_cast<VI>(P::add(P::second(lo, hi), cv)));
   }
 }
 #endif
 
-// The plane's sums through `sink` (see q_dw_rows).
+// The plane's sums through `sink` (see q_dw_rows); scratch as q_dw_scratch_bytes lays it out.
 #if defined(__AVX512BW__)
 constexpr bool kQDwPairs16 = true;
 #else
@@ -310,18 +311,17 @@ constexpr bool kQDwPairs16 = false;
 #endif
 
 template <class T, int W, class Sink>
-void q_dw_plane_t(const QDepthwisePlane& g, const T* x, int32_t zx, const int32_t* wt,
-                  void* scratch, bool reuse, Sink&& sink) {
-  const QDwLayout l = q_dw_layout<W>(g);
+void q_dw_plane_t(const QDepthwisePlane& g, const QDwLayout& l, const T* x, int32_t zx,
+                  const int32_t* wt, void* scratch, bool reuse, Sink&& sink) {
   const int64_t nt = g.kh * g.kw;
   int64_t* off = static_cast<int64_t*>(scratch);
   T* buf = reinterpret_cast<T*>(off + nt);
-  q_dw_pad<T>(g, l, x, static_cast<T>(zx), buf, reuse);
+  q_dw_pad<T>(g, l, x, static_cast<T>(zx), buf, buf + l.buf, reuse);
   if (!reuse) {
     for (int64_t ky = 0; ky < g.kh; ky++)
       for (int64_t kx = 0; kx < g.kw; kx++) {
-        const int64_t d = kx * g.dil_w;
-        off[ky * g.kw + kx] = (ky * g.dil_h * l.s + d % l.s) * l.lp + d / l.s;
+        const int64_t dy = ky * g.dil_h, dx = kx * g.dil_w;
+        off[ky * g.kw + kx] = ((dy % l.sh * l.s + dx % l.s) * l.hi + dy / l.sh) * l.lp + dx / l.s;
       }
   }
   int64_t wsum = 0;
@@ -330,22 +330,47 @@ void q_dw_plane_t(const QDepthwisePlane& g, const T* x, int32_t zx, const int32_
 #if defined(__AVX2__)
   // Weights with their zero point subtracted fit i16 (|w| <= 255).
   if constexpr (W == 8 || (W == 16 && kQDwPairs16)) {
-    if (nt == 9) {
-      q_dw_rows_pairs<T, W, 9>(g, l, buf, off, wt, c, sink);
-      return;
-    }
-    if (nt == 25) {
-      q_dw_rows_pairs<T, W, 25>(g, l, buf, off, wt, c, sink);
-      return;
-    }
+    if (nt == 9) return q_dw_rows_pairs<T, W, 9>(l, buf, off, wt, nt, c, sink);
+    if (nt == 25) return q_dw_rows_pairs<T, W, 25>(l, buf, off, wt, nt, c, sink);
+    if (nt > 1 && nt <= 2 * kQDwMaxPairs)
+      return q_dw_rows_pairs<T, W, 0>(l, buf, off, wt, nt, c, sink);
   }
 #endif
   if (nt == 9)
-    q_dw_rows<T, W, 9>(g, l, buf, off, wt, c, sink);
+    q_dw_rows<T, W, 9>(l, buf, off, wt, nt, c, sink);
   else if (nt == 25)
-    q_dw_rows<T, W, 25>(g, l, buf, off, wt, c, sink);
+    q_dw_rows<T, W, 25>(l, buf, off, wt, nt, c, sink);
   else
-    q_dw_rows<T, W, 0>(g, l, buf, off, wt, c, sink);
+    q_dw_rows<T, W, 0>(l, buf, off, wt, nt, c, sink);
+}
+
+// Rows [0, oh) of ow elements from src (row stride lp) to dst (row stride ow). Bytes go 16 at a
+// time: a short row's copy runs into the next rows' places (rewritten after it) but never past
+// the plane's end; src has 16 bytes of slack past its last row.
+template <class E>
+inline void q_dw_store_rows(const E* __restrict src, int64_t lp, E* __restrict dst, int64_t ow,
+                            int64_t oh) {
+  if constexpr (sizeof(E) == 1) {
+    if (ow >= 16) {
+      for (int64_t oy = 0; oy < oh; oy++) {
+        const E* s = src + oy * lp;
+        E* d = dst + oy * ow;
+        int64_t k = 0;
+        for (; k + 16 <= ow; k += 16) std::memcpy(d + k, s + k, 16);
+        if (k < ow) std::memcpy(d + ow - 16, s + ow - 16, 16);
+      }
+      return;
+    }
+    for (int64_t oy = 0; oy < oh; oy++) {
+      if ((oh - oy) * ow >= 16)
+        std::memcpy(dst + oy * ow, src + oy * lp, 16);
+      else
+        std::memcpy(dst + oy * ow, src + oy * lp, static_cast<size_t>(ow));
+    }
+  } else {
+    for (int64_t oy = 0; oy < oh; oy++)
+      std::memcpy(dst + oy * ow, src + oy * lp, static_cast<size_t>(ow) * sizeof(E));
+  }
 }
 
 // The requantizing epilogue of a depthwise plane, its parameters read once: the channel's i32
@@ -371,20 +396,14 @@ struct QDwRequant {
     hi = static_cast<float>((Signed ? 127 : 255) - t.zero_point);
     zp = t.zero_point;
   }
-  // Stores the first n of the W requantized sums at dst.
+  // Stores the W requantized sums at dst.
   template <class VI>
-  [[gnu::always_inline]] void store(VI a, void* dst, int64_t n) const {
+  [[gnu::always_inline]] void store(VI a, void* dst) const {
     using Out = std::conditional_t<Signed, int8_t, uint8_t>;
     typename S::V v = S::cvt(S::addi(reinterpret_cast<typename S::VI>(a), off));
     if (has_scale) v = S::mul(v, scale);
     if (clamp) v = S::min_keep(S::max_keep(v, min), max);
-    if (n == S::W) {
-      S::template store_q<Signed>(static_cast<Out*>(dst), v, lo, hi, zp);
-    } else {
-      Out tmp[S::W];
-      S::template store_q<Signed>(tmp, v, lo, hi, zp);
-      for (int64_t i = 0; i < n; i++) static_cast<Out*>(dst)[i] = tmp[i];
-    }
+    S::template store_q<Signed>(static_cast<Out*>(dst), v, lo, hi, zp);
   }
 };
 
@@ -403,31 +422,32 @@ void q_depthwise_vec(const QDepthwisePlane& g, const void* x, bool x_signed, int
                      const int32_t* wt, const QTileArgs& t, int32_t* acc, void* scratch,
                      bool reuse) {
   if (g.oh <= 0 || g.ow <= 0) return;
+  const QDwLayout l = q_dw_layout<W>(g);
+  // The positions' sums or bytes after the offsets, the phase planes and the split's row.
+  char* out_tmp = static_cast<char*>(scratch) + g.kh * g.kw * 8 + l.buf + (l.s * l.lp + 7) / 8 * 8;
   auto run = [&](auto&& sink) {
     if (x_signed)
-      q_dw_plane_t<int8_t, W>(g, static_cast<const int8_t*>(x), zx, wt, scratch, reuse, sink);
+      q_dw_plane_t<int8_t, W>(g, l, static_cast<const int8_t*>(x), zx, wt, scratch, reuse, sink);
     else
-      q_dw_plane_t<uint8_t, W>(g, static_cast<const uint8_t*>(x), zx, wt, scratch, reuse, sink);
+      q_dw_plane_t<uint8_t, W>(g, l, static_cast<const uint8_t*>(x), zx, wt, scratch, reuse, sink);
   };
   if constexpr (S::W == W) {
     if (q_dw_fast_epilogue(t)) {
-      char* out = static_cast<char*>(t.c);
       if (t.output == OutputType::U8) {
         const QDwRequant<S, false> rq(t);
-        run([&](int64_t at, auto a, int64_t n) { rq.store(a, out + at, n); });
+        run([&](int64_t p, auto a) { rq.store(a, out_tmp + p); });
       } else {
         const QDwRequant<S, true> rq(t);
-        run([&](int64_t at, auto a, int64_t n) { rq.store(a, out + at, n); });
+        run([&](int64_t p, auto a) { rq.store(a, out_tmp + p); });
       }
+      q_dw_store_rows(reinterpret_cast<const uint8_t*>(out_tmp), l.lp, static_cast<uint8_t*>(t.c),
+                      g.ow, g.oh);
       return;
     }
   }
-  run([&](int64_t at, auto a, int64_t n) {
-    if (n == W)
-      std::memcpy(acc + at, &a, sizeof(a));
-    else
-      for (int64_t i = 0; i < n; i++) acc[at + i] = a[i];
-  });
+  int32_t* sums = reinterpret_cast<int32_t*>(out_tmp);
+  run([&](int64_t p, auto a) { std::memcpy(sums + p, &a, sizeof(a)); });
+  q_dw_store_rows(sums, l.lp, acc, g.ow, g.oh);
   q_row<S>(acc, g.oh * g.ow, t);
 }
 

@@ -259,8 +259,20 @@ TEST(QDepthwise, EveryKernelMatchesDirectLoops) {
   all.push_back({28, 28, 3, 3, 2, 2, 1, 1, 0, 0, 1, 1});
   all.push_back({1, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1});
   all.push_back({1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0});
+  // The flat layout (rows back to back in one run of vectors): mobilenet's stride-2 planes with
+  // their bottom/right padding, a 56-wide plane, rows of 9 and 15 (a vector spans rows), a 5x5
+  // stride-2 plane (row phases of a tall kernel) and run-time tap counts through the pairs (4,
+  // 15, 49 taps).
+  all.push_back({14, 14, 3, 3, 2, 2, 1, 1, 0, 0, 1, 1});
+  all.push_back({15, 15, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1});
+  all.push_back({56, 56, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1});
+  all.push_back({9, 9, 3, 3, 1, 1, 1, 1, 0, 0, 0, 0});
+  all.push_back({11, 15, 5, 5, 2, 2, 1, 1, 2, 2, 2, 2});
+  all.push_back({6, 10, 2, 2, 1, 1, 1, 1, 0, 0, 1, 1});
+  all.push_back({4, 30, 3, 5, 1, 1, 1, 1, 1, 2, 1, 2});
+  all.push_back({12, 12, 7, 7, 1, 1, 1, 1, 3, 3, 3, 3});
   std::uniform_int_distribution<int> dim(1, 40), ks(1, 7), st(1, 3), dl(1, 2), pd(0, 3);
-  while (all.size() < std::size(cases) + 5 + 40) {
+  while (all.size() < std::size(cases) + 13 + 40) {
     Case c{dim(rng), dim(rng), ks(rng), ks(rng), st(rng), st(rng),
            dl(rng),  dl(rng),  pd(rng), pd(rng), pd(rng), pd(rng)};
     if (c.h + c.pt + c.pb < c.dh * (c.kh - 1) + 1 || c.w + c.pl + c.pr < c.dw * (c.kw - 1) + 1)
