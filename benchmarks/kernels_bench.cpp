@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "benchmarks/peak/fma_peak.h"
+#include "kernels/aligned_buffer.h"
 #include "kernels/conv/conv_in_place.h"
 #include "kernels/conv/conv_plan.h"
 #include "kernels/conv/depthwise.h"
@@ -79,11 +80,9 @@ void pointwise(benchmark::State& state, Isa isa, bool transposed) {
     kiln::kernels::PackedMatrix pb(w.data(), m, k, k, 1, kernel.nr);
     kiln::kernels::StridedSource sa(x.data(), n, k, 1, n, kernel.mr);
     const kiln::kernels::MmmPlan plan = kiln::kernels::plan_mmm(kernel, n, m, k, false, true, 1);
-    std::vector<float> scratch(plan.scratch_floats + 16);
-    float* aligned =
-        reinterpret_cast<float*>((reinterpret_cast<uintptr_t>(scratch.data()) + 63) / 64 * 64);
+    kiln::kernels::AlignedFloats scratch(plan.scratch_floats);
     for (auto _ : state) {
-      kiln::kernels::mmm(plan, sa, pb, ep, t.data(), m, aligned);
+      kiln::kernels::mmm(plan, sa, pb, ep, t.data(), m, scratch.data());
       for (int64_t i = 0; i < m; i++)
         for (int64_t j = 0; j < n; j++) y[i * n + j] = t[j * m + i];
       benchmark::ClobberMemory();
@@ -92,11 +91,9 @@ void pointwise(benchmark::State& state, Isa isa, bool transposed) {
     kiln::kernels::PackedMatrix pa(w.data(), m, k, k, 1, kernel.mr);
     kiln::kernels::StridedSource sb(x.data(), n, k, 1, n, kernel.nr);
     const kiln::kernels::MmmPlan plan = kiln::kernels::plan_mmm(kernel, m, n, k, true, false, 1);
-    std::vector<float> scratch(plan.scratch_floats + 16);
-    float* aligned =
-        reinterpret_cast<float*>((reinterpret_cast<uintptr_t>(scratch.data()) + 63) / 64 * 64);
+    kiln::kernels::AlignedFloats scratch(plan.scratch_floats);
     for (auto _ : state) {
-      kiln::kernels::mmm(plan, pa, sb, ep, y.data(), n, aligned);
+      kiln::kernels::mmm(plan, pa, sb, ep, y.data(), n, scratch.data());
       benchmark::ClobberMemory();
     }
   }
@@ -248,11 +245,9 @@ void conv_grouped(benchmark::State& state, Isa isa, bool direct) {
   if (direct) {
     kiln::kernels::ConvKernel kernel(w.data(), {c, per, 3, 3}, groups, isa, &g);
     const kiln::kernels::ConvPlan plan = kernel.plan(g, 1);
-    std::vector<float> scratch(plan.scratch_floats + 16);
-    float* aligned =
-        reinterpret_cast<float*>((reinterpret_cast<uintptr_t>(scratch.data()) + 63) / 64 * 64);
+    kiln::kernels::AlignedFloats scratch(plan.scratch_floats);
     for (auto _ : state) {
-      kernel.run(plan, x.data(), ep, y.data(), aligned);
+      kernel.run(plan, x.data(), ep, y.data(), scratch.data());
       benchmark::ClobberMemory();
     }
   } else {
@@ -265,15 +260,13 @@ void conv_grouped(benchmark::State& state, Isa isa, bool direct) {
     const kiln::kernels::MmmPlan plan =
         kiln::kernels::plan_mmm(kernel, per, os, kin, true, false, 1);
     std::vector<float> padded(kiln::kernels::Im2colSource::padded_floats(per, g));
-    std::vector<float> scratch(plan.scratch_floats + 16);
-    float* aligned =
-        reinterpret_cast<float*>((reinterpret_cast<uintptr_t>(scratch.data()) + 63) / 64 * 64);
+    kiln::kernels::AlignedFloats scratch(plan.scratch_floats);
     for (auto _ : state) {
       for (int64_t grp = 0; grp < groups; grp++) {
         kiln::kernels::Im2colSource b(x.data() + grp * per * g.in_size(), per, g, kernel.nr,
                                       padded.data());
         kiln::kernels::mmm(plan, *pa[static_cast<size_t>(grp)], b, ep, y.data() + grp * per * os,
-                           os, aligned);
+                           os, scratch.data());
       }
       benchmark::ClobberMemory();
     }
