@@ -98,7 +98,7 @@ if [ "$full" = 1 ]; then
   labels="kernels|backend|models|unit"
 fi
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DKILN_WERROR=ON \
-  -DKILN_BUILD_BENCHMARKS=OFF -DKILN_BUILD_SHARED="$shared" \
+  -DKILN_BUILD_BENCHMARKS=OFF -DKILN_BUILD_SHARED="$shared" -DKILN_UNITY_BUILD=ON \
   -DCMAKE_SKIP_INSTALL_ALL_DEPENDENCY=ON \
   -DCMAKE_TOOLCHAIN_FILE="$PWD/cmake/toolchains/$triplet.cmake" \
   -DKILN_SHARED_MODELS="${models:-/nonexistent}" \

@@ -6,7 +6,10 @@ cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 # KILN_BUILD_SHARED=ON (the default; explicit for build folders configured before it was):
 # libkiln.so and its tests (ctest -L api: exported symbols, Python and .deb packages installed).
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DKILN_WERROR=ON -DKILN_BUILD_SHARED=ON
+# KILN_UNITY_BUILD=ON: a cold build compiles the libraries, CLI and tests in unity batches, about
+# 3x less compile time (cmake/KilnPrecompile.cmake); a developer's build folder keeps it off.
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DKILN_WERROR=ON -DKILN_BUILD_SHARED=ON \
+  -DKILN_UNITY_BUILD=ON
 cmake --build build -j "$(nproc)"
 ctest --test-dir build -j "$(nproc)" --output-on-failure
 # Which ISAs the per-ISA legs (ctest -L isa) exercised; loud when the CPU lacks one.

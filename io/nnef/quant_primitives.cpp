@@ -33,7 +33,7 @@ int64_t block_size(const Args& a) {
   return v;
 }
 
-V quantize(Builder& b, const Args& a) {
+V quantize_prim(Builder& b, const Args& a) {
   ops::QuantizeOptions o;
   o.block_size = block_size(a);
   o.saturate = a.boolean("saturate");
@@ -43,7 +43,7 @@ V quantize(Builder& b, const Args& a) {
   return one(b.add(op, inputs(b, a, {"x", "scale", "zero_point"})));
 }
 
-V dequantize(Builder& b, const Args& a) {
+V dequantize_prim(Builder& b, const Args& a) {
   std::optional<DatumType> out;
   if (!a.string("output_type").empty()) out = named_type(a.string("output_type"), a.op());
   auto op = std::make_shared<ops::DequantizeLinear>(a.integer("axis"), block_size(a), out);
@@ -84,8 +84,8 @@ V gemm(Builder& b, const Args& a) {
 }  // namespace
 
 void register_quant_primitives(std::map<std::string, Primitive>& p) {
-  p["kiln_core_quantize_linear"] = quantize;
-  p["kiln_core_dequantize_linear"] = dequantize;
+  p["kiln_core_quantize_linear"] = quantize_prim;
+  p["kiln_core_dequantize_linear"] = dequantize_prim;
   p["kiln_core_qlinear_conv"] = qlinear_conv;
   p["kiln_core_qlinear_matmul"] = qlinear_matmul;
   p["kiln_core_gemm"] = gemm;

@@ -3,14 +3,13 @@
 #include <cstdint>
 
 #include "fmt/format.h"
+#include "ops/quant/quant_util.h"
 
 namespace kiln::ops {
 
 namespace {
 
-DatumType q8(bool is_signed) {
-  return is_signed ? DatumType::I8 : DatumType::U8;
-}
+using quant::q8;
 
 // One element as the reference chain computes it; fp-contract off so that no FMA joins the
 // product of one dequantization to the sum (the chain rounds the product, then the sum).

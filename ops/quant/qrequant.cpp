@@ -1,14 +1,11 @@
 #include "ops/quant/qrequant.h"
 
 #include "fmt/format.h"
+#include "ops/quant/quant_util.h"
 
 namespace kiln::ops {
 
-namespace {
-DatumType q8(bool is_signed) {
-  return is_signed ? DatumType::I8 : DatumType::U8;
-}
-}  // namespace
+using quant::q8;
 
 int32_t requantize_one(int32_t v, float x_scale, int32_t x_zp, float y_scale, int32_t y_zp,
                        bool y_signed) {

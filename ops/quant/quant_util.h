@@ -24,6 +24,11 @@ T saturate_round(double v) {
   return static_cast<T>(r);
 }
 
+// The 8-bit type of a quantized tensor: i8 when signed, u8 otherwise.
+inline DatumType q8(bool is_signed) {
+  return is_signed ? DatumType::I8 : DatumType::U8;
+}
+
 // Whether a datum type is one a quantized tensor may have here.
 bool is_quantized_type(DatumType dt);
 // Elements of an integer tensor as int32 (throws for other types).

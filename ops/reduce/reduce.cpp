@@ -121,7 +121,7 @@ using AccOf =
                        double, std::conditional_t<std::is_signed_v<T>, int64_t, uint64_t>>;
 
 template <typename T>
-T from_double(double v) {
+T reduced_from_double(double v) {
   if constexpr (std::is_same_v<T, f16> || std::is_same_v<T, bf16>)
     return T(static_cast<float>(v));
   else
@@ -202,7 +202,7 @@ void reduce_typed(EvalContext& ctx, ReduceKind kind, const Tensor& in, const Sha
       for (int64_t j = 0; j < n_out; j++) {
         double m = static_cast<double>(acc[j]);
         double r = std::isfinite(m) ? m + std::log(sum[j]) : m;
-        y[j] = from_double<T>(r);
+        y[j] = reduced_from_double<T>(r);
       }
       return;
     }
@@ -230,7 +230,7 @@ void reduce_typed(EvalContext& ctx, ReduceKind kind, const Tensor& in, const Sha
         }
         break;
     }
-    y[j] = from_double<T>(r);
+    y[j] = reduced_from_double<T>(r);
   }
 }
 

@@ -17,7 +17,7 @@ namespace {
 using ops::ml::NodeMode;
 using ops::ml::Trees;
 
-const std::string kMl = "ai.onnx.ml";
+const std::string kMlDomain = "ai.onnx.ml";
 
 std::vector<int64_t> ints(NodeContext& ctx, const std::string& name) {
   return ctx.attr_ints(name, std::vector<int64_t>{});
@@ -184,7 +184,7 @@ void register_ml_tree_ops(OpRegistry& registry) {
             ops::ml::parse_post_transform(ctx.attr_string("post_transform", "NONE")),
             reals(ctx, "base_values")));
       },
-      kMl);
+      kMlDomain);
   registry.add(
       "TreeEnsembleClassifier",
       [](NodeContext& ctx) {
@@ -198,7 +198,7 @@ void register_ml_tree_ops(OpRegistry& registry) {
             reals(ctx, "base_values"),
             ctx.has_attr("class_weights_as_tensor") || ctx.has_attr("base_values_as_tensor")));
       },
-      kMl);
+      kMlDomain);
   registry.add(
       "TreeEnsemble",
       [](NodeContext& ctx) {
@@ -215,7 +215,7 @@ void register_ml_tree_ops(OpRegistry& registry) {
                                                          static_cast<ops::ml::Aggregate>(agg),
                                                          transforms[pt], std::vector<double>{}));
       },
-      kMl);
+      kMlDomain);
 }
 
 }  // namespace kiln::onnx_io
