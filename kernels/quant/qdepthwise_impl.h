@@ -117,6 +117,16 @@ inline void q_dw_split2(const uint8_t* __restrict src, uint8_t* __restrict even,
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(odd + j),
                         _mm512_cvtepi16_epi8(_mm512_srli_epi16(v, 8)));
   }
+  if (j < n) {
+    // The last n - j < 32 pairs by masked loads and stores (the phase rows of a small plane are
+    // shorter than 32: 29 bytes for a 56-wide input, 8 for a 14-wide one).
+    const int64_t r = n - j;
+    const __m512i v = _mm512_maskz_loadu_epi8((1ull << (2 * r)) - 1, src + 2 * j);
+    const __mmask32 k = (1u << r) - 1;
+    _mm256_mask_storeu_epi8(even + j, k, _mm512_cvtepi16_epi8(v));
+    _mm256_mask_storeu_epi8(odd + j, k, _mm512_cvtepi16_epi8(_mm512_srli_epi16(v, 8)));
+    return;
+  }
 #elif defined(__AVX2__)
   const __m256i m = _mm256_set1_epi16(0xff);
   for (; j + 32 <= n; j += 32) {
@@ -126,6 +136,15 @@ inline void q_dw_split2(const uint8_t* __restrict src, uint8_t* __restrict even,
     const __m256i o = _mm256_packus_epi16(_mm256_srli_epi16(a, 8), _mm256_srli_epi16(b, 8));
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(even + j), _mm256_permute4x64_epi64(e, 0xd8));
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(odd + j), _mm256_permute4x64_epi64(o, 0xd8));
+  }
+  const __m128i m16 = _mm_set1_epi16(0xff);
+  for (; j + 16 <= n; j += 16) {
+    const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + 2 * j));
+    const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + 2 * j + 16));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(even + j),
+                     _mm_packus_epi16(_mm_and_si128(a, m16), _mm_and_si128(b, m16)));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(odd + j),
+                     _mm_packus_epi16(_mm_srli_epi16(a, 8), _mm_srli_epi16(b, 8)));
   }
 #endif
   for (; j < n; j++) {

@@ -1,5 +1,6 @@
 #include "ops/quant/dequantize_linear.h"
 
+#include "kernels/quant/qconvert.h"
 #include "ops/quant/quant_params.h"
 
 namespace kiln::ops {
@@ -47,23 +48,15 @@ void DequantizeLinear::eval(EvalContext& ctx, const TensorRefs& inputs) const {
       scale.dtype() == DatumType::F32 && scale.numel() == 1 && (!zp || zp->numel() == 1) &&
       block_size_ == 0 && output_dt_.value_or(DatumType::F32) == DatumType::F32) {
     // The common case (activations): one scale and zero point, with no temporaries (a
-    // steady-state run allocates nothing), the same float product as below.
-    const float s = scale.data<float>()[0];
+    // steady-state run allocates nothing), the same float product as below, in the ISA's vector
+    // kernel (kernels/quant/qconvert.h).
     const bool u8 = x.dtype() == DatumType::U8;
     const int32_t z = !zp  ? 0
                       : u8 ? int32_t{zp->data<uint8_t>()[0]}
                            : int32_t{zp->data<int8_t>()[0]};
     Tensor& y = ctx.output(0, DatumType::F32, x.shape());
-    float* py = y.data<float>();
-    const int64_t n = x.numel();
-    auto run = [&](const auto* px) {
-      for (int64_t i = 0; i < n; i++)
-        py[i] = static_cast<float>(static_cast<int32_t>(px[i]) - z) * s;
-    };
-    if (u8)
-      run(x.data<uint8_t>());
-    else
-      run(x.data<int8_t>());
+    kernels::qconvert().dequantize(x.raw_data(), y.data<float>(), x.numel(),
+                                   kernels::Q8{scale.data<float>()[0], z, !u8});
     return;
   }
   quant::ParamMap sm =

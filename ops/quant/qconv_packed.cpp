@@ -5,6 +5,7 @@
 
 #include "base/threading.h"
 #include "fmt/format.h"
+#include "kernels/quant/qim2col.h"
 #include "ops/core/plan_cache.h"
 
 namespace kiln::ops {
@@ -154,10 +155,7 @@ void QConvPacked::eval(EvalContext& ctx, const TensorRefs& inputs) const {
   Tensor& y = ctx.output(0, datum_of(p_.output), plan.out);
   const kernels::QDepthwisePlane& pg = plan.g;
   const int64_t n = xs[0], c = xs[1];
-  const int64_t h = pg.h, w = pg.w, oh = pg.oh, ow = pg.ow, kh = pg.kh, kw = pg.kw;
-  const int64_t sh = pg.stride_h, sw = pg.stride_w, dh = pg.dil_h, dw = pg.dil_w;
-  const int64_t pt = pg.pad_top, pl = pg.pad_left;
-  const int64_t cg = c / groups_, plane = oh * ow, in_plane = h * w;
+  const int64_t cg = c / groups_, plane = pg.oh * pg.ow, in_plane = pg.h * pg.w;
   const uint8_t* xb = static_cast<const uint8_t*>(x.raw_data());
   uint8_t* yb = static_cast<uint8_t*>(y.raw_data());
   const size_t esize = out_bytes(p_.output);
@@ -195,7 +193,11 @@ void QConvPacked::eval(EvalContext& ctx, const TensorRefs& inputs) const {
   }
 
   const bool direct = plan.direct;
-  uint8_t* cols = direct ? nullptr : ctx.scratch<uint8_t>(static_cast<size_t>(k_ * plane));
+  uint8_t* cols =
+      direct ? nullptr
+             : ctx.scratch<uint8_t>(static_cast<size_t>(k_ * plane) + kernels::kQIm2colSlack);
+  void* im2col_scratch =
+      direct ? nullptr : ctx.scratch<uint8_t>(kernels::q8_im2col_scratch_bytes(pg));
   void* bpacked = ctx.scratch<uint8_t>(kernels::qpacked_bytes(*kernel_, false, plane, k_));
   const uint8_t pad = static_cast<uint8_t>(p_.x_zp);
   for (int64_t b = 0; b < n; b++) {
@@ -211,39 +213,7 @@ void QConvPacked::eval(EvalContext& ctx, const TensorRefs& inputs) const {
       } else {
         // im2col: row (ci, ky, kx) of the K x plane matrix; taps in the padding read the zero
         // point (adding nothing).
-        for (int64_t ci = 0; ci < cg; ci++)
-          for (int64_t ky = 0; ky < kh; ky++)
-            for (int64_t kx = 0; kx < kw; kx++) {
-              uint8_t* row = cols + ((ci * kh + ky) * kw + kx) * plane;
-              const uint8_t* xc = xg + ci * in_plane;
-              for (int64_t oy = 0; oy < oh; oy++) {
-                const int64_t iy = oy * sh - pt + ky * dh;
-                uint8_t* out = row + oy * ow;
-                if (iy < 0 || iy >= h) {
-                  std::memset(out, pad, static_cast<size_t>(ow));
-                  continue;
-                }
-                const uint8_t* xr = xc + iy * w;
-                const int64_t off = kx * dw - pl;
-                if (sw == 1) {
-                  // The row's inside part in one copy, the padding on either side.
-                  const int64_t lo = std::clamp<int64_t>(-off, 0, ow);
-                  const int64_t hi = std::clamp<int64_t>(w - off, lo, ow);
-                  std::memset(out, pad, static_cast<size_t>(lo));
-                  if (hi > lo) std::memcpy(out + lo, xr + lo + off, static_cast<size_t>(hi - lo));
-                  std::memset(out + hi, pad, static_cast<size_t>(ow - hi));
-                  continue;
-                }
-                // Strided: the outputs whose tap is inside, [lo, hi), without bounds tests.
-                const int64_t lo = std::clamp<int64_t>((-off + sw - 1) / sw, 0, ow);
-                const int64_t hi =
-                    std::clamp<int64_t>(w - off > 0 ? (w - off - 1) / sw + 1 : 0, lo, ow);
-                std::memset(out, pad, static_cast<size_t>(lo));
-                const uint8_t* src = xr + off;
-                for (int64_t ox = lo; ox < hi; ox++) out[ox] = src[ox * sw];
-                std::memset(out + hi, pad, static_cast<size_t>(ow - hi));
-              }
-            }
+        kernels::q8_im2col(pg, cg, xg, pad, cols, im2col_scratch);
         bo.data = cols;
       }
       kernels::qpack(*kernel_, false, bo, plane, k_, bpacked);

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <type_traits>
 
+#include "kernels/quant/qconvert.h"
 #include "ops/quant/quant_params.h"
 
 namespace kiln::ops {
@@ -60,32 +61,15 @@ void QuantizeLinear::eval(EvalContext& ctx, const TensorRefs& inputs) const {
       (!zp || zp->numel() == 1) && (dt == DatumType::U8 || dt == DatumType::I8) &&
       o_.block_size == 0 && o_.precision.value_or(DatumType::F32) == DatumType::F32) {
     // The common case (activations), with no temporaries (a steady-state run allocates
-    // nothing), in a loop the compiler vectorizes: the same float division, clamped to the
-    // output range before rounding (so the result saturates the same way), then rounded half
-    // to even by adding and subtracting 1.5 * 2^23 (exact for |d| < 2^22, which the clamp
-    // ensures; NaN is taken as the low end, as store_saturated does).
-    const float* px = x.data<float>();
-    const float s = scale.data<float>()[0];
+    // nothing): the ISA's vector kernel, the same float division, clamped to the output range
+    // before rounding (so the result saturates the same way), rounded half to even; NaN is
+    // taken as the low end, as store_saturated does (kernels/quant/qconvert.h).
     const int32_t z = !zp                            ? 0
                       : zp->dtype() == DatumType::U8 ? int32_t{zp->data<uint8_t>()[0]}
                                                      : int32_t{zp->data<int8_t>()[0]};
     Tensor& y = ctx.output(0, dt, x.shape());
-    const float lo = static_cast<float>((dt == DatumType::U8 ? 0 : -128) - z);
-    const float hi = static_cast<float>((dt == DatumType::U8 ? 255 : 127) - z);
-    auto quantize = [&](auto* out) {
-      using T = std::remove_pointer_t<decltype(out)>;
-      for (int64_t i = 0; i < n; i++) {
-        float d = px[i] / s;
-        d = d > lo ? d : lo;  // NaN -> lo
-        d = d < hi ? d : hi;
-        const float r = (d + 12582912.0f) - 12582912.0f;
-        out[i] = static_cast<T>(static_cast<int32_t>(r) + z);
-      }
-    };
-    if (dt == DatumType::U8)
-      quantize(y.data<uint8_t>());
-    else
-      quantize(y.data<int8_t>());
+    kernels::qconvert().quantize(x.data<float>(), y.raw_data(), n,
+                                 kernels::Q8{scale.data<float>()[0], z, dt == DatumType::I8});
     return;
   }
   quant::ParamMap sm =
