@@ -44,6 +44,13 @@ function cases() {
     T('float16', 'a', [2, 3], [1.1, -2.3, 0.7, 3.3, 1.9, -0.6]),
     T('float16', 'b', [3, 2], [0.3, 1.7, -1.1, 0.9, 2.2, -0.4], { constant: true }),
     T('float16', 'c', [1, 2], [-2.5, 1.5], { constant: true })], { alpha: 0.3, beta: 0.7, transA: 0 }, [['y', 'float16']]));
+  // NaN through the activations whose formula clamps (np.clip / maximum / minimum in ONNX's
+  // reference): kiln's std::max(0, std::min(1, NaN)) gave 1 (HardSigmoid), 0 (Celu).
+  const special = [NaN, 1.5, -0.5, Infinity, -Infinity, 0, -3, 7];
+  const fx = (dims) => ({ name: 'x', type: 'float', dims, data: special });
+  out.push(one('HardSigmoid_22_regress_nan', 'HardSigmoid', 22, [fx([8])], { alpha: 0.3, beta: 0.4 }));
+  out.push(one('HardSwish_22_regress_nan', 'HardSwish', 22, [fx([2, 4])]));
+  out.push(one('Celu_12_regress_nan', 'Celu', 22, [fx([8])], { alpha: 0.8 }));
   return out;
 }
 

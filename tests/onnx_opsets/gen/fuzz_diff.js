@@ -1075,6 +1075,165 @@ add('TensorScatter', [24], (r) => {
   return { inputs, attrs, outputs: [['y', t]] };
 });
 
+add('MeanVarianceNormalization', [13], (r) => {
+  const t = r.pick(FLT);
+  const s = [r.int(1, 2), r.int(1, 3), r.int(1, 4), r.int(1, 4)];
+  const attrs = r.p(0.5) ? { axes: r.pick([[0, 2, 3], [2, 3], [1], [0, 1, 2, 3]]) } : {};
+  return { inputs: [T(r, 'x', t, s)], attrs, outputs: [['y', t]] };
+});
+add('DynamicQuantizeLinear', [11], (r) => ({
+  inputs: [T(r, 'x', 'float', r.shape(0, 3), { range: r.pick([[-3, 3], [0, 5], [-5, 0]]) })],
+  outputs: [['y', 'uint8'], ['s', 'float'], ['z', 'uint8']],
+}));
+add('QLinearMatMul', [10, 21], (r) => {
+  const qt = r.pick(['uint8', 'int8']);
+  const M = r.int(1, 4), K = r.int(1, 5), N = r.int(1, 4);
+  const sc = (n) => ({ name: n, type: 'float', dims: [], data: [r.pick([0.05, 0.1, 0.02, 0.3])], constant: r.p(0.5) });
+  const zp = (n) => T(r, n, qt, [], { irange: qt === 'uint8' ? [100, 150] : [-20, 20], constant: r.p(0.5) });
+  return {
+    inputs: [T(r, 'a', qt, [M, K], { irange: [-100, 200] }), sc('as'), zp('az'), T(r, 'b', qt, [K, N], { irange: [-100, 200] }), sc('bs'), zp('bz'),
+      sc('ys'), zp('yz')],
+    outputs: [['y', qt]],
+  };
+});
+add('ConvInteger', [10], (r) => {
+  const xt = r.pick(['uint8', 'int8']);
+  const C = r.int(1, 2), M = r.int(1, 2), k = [r.int(1, 3), r.int(1, 3)];
+  const inputs = [T(r, 'x', xt, [1, C, r.int(3, 5), r.int(3, 5)], { irange: [0, 120] }), T(r, 'w', 'uint8', [M, C, ...k], { irange: [0, 120], constant: r.p(0.5) })];
+  if (r.p(0.6)) inputs.push(T(r, 'xz', xt, [], { irange: [0, 20] }));
+  const attrs = r.p(0.4) ? { pads: [1, 0, 1, 1] } : {};
+  return { inputs, attrs, outputs: [['y', 'int32']] };
+});
+add('MaxUnpool', [11, 22], (r) => {
+  const t = r.pick(['float', 'double']);
+  const k = [r.int(1, 3), r.int(1, 3)], st = [r.int(1, 2), r.int(1, 2)];
+  const N = r.int(1, 2), C = r.int(1, 2), h = r.int(1, 3), w = r.int(1, 3);
+  const H = (h - 1) * st[0] + k[0], W = (w - 1) * st[1] + k[1];
+  // indices: one distinct position of each output plane per input value
+  const idx = [];
+  for (let p = 0; p < N * C; p++) {
+    const pos = r.shuffle(Array.from({ length: H * W }, (_, i) => i)).slice(0, h * w);
+    for (const q of pos) idx.push(p * H * W + q);
+  }
+  const attrs = { kernel_shape: k };
+  if (r.p(0.7)) attrs.strides = st; else if (st.some((x) => x !== 1)) return null;
+  const inputs = [T(r, 'x', t, [N, C, h, w]), I64('i', idx, [N, C, h, w], false)];
+  if (r.p(0.3)) inputs.push(I64('os', [N, C, H + r.int(0, 1), W + r.int(0, 1)], [4], true));
+  return { inputs, attrs, outputs: [['y', t]] };
+});
+
+// Text, image-column and the ai.onnx.ml ops.
+const WORDS = ['', 'a', 'kiln', 'b c', ' x  y ', 'a,b,,c', 'é', 'ONNX'];
+const S = (r, name, dims) => ({ name, type: 'string', dims, data: Array.from({ length: numel(dims) }, () => r.pick(WORDS)) });
+add('StringConcat', [20], (r) => {
+  const s = r.shape(0, 3);
+  const sa = r.p(0.5) ? s : r.bcast(s), sb = r.p(0.5) ? s : r.bcast(s);
+  return { inputs: [S(r, 'a', sa), S(r, 'b', sb)], outputs: [['y', 'string']] };
+});
+add('StringSplit', [20], (r) => {
+  const attrs = {};
+  if (r.p(0.5)) attrs.delimiter = r.pick([',', ' ', 'b']);
+  if (r.p(0.4)) attrs.maxsplit = r.int(0, 2);
+  return { inputs: [S(r, 'x', r.shape(0, 2))], attrs, outputs: [['y', 'string'], ['n', 'int64']] };
+});
+add('Col2Im', [18], (r) => {
+  const t = r.pick(['float', 'double']);
+  const k = [r.int(1, 2), r.int(1, 3)];
+  const img = [r.int(k[0], 5), r.int(k[1], 5)];
+  const attrs = {};
+  const str = [r.int(1, 2), r.int(1, 2)];
+  if (r.p(0.5)) attrs.strides = str; else str.fill(1);
+  const pads = r.p(0.4) ? [r.int(0, 1), r.int(0, 1), r.int(0, 1), r.int(0, 1)] : [0, 0, 0, 0];
+  if (pads.some((x) => x)) attrs.pads = pads;
+  const L = [0, 1].map((i) => Math.floor((img[i] + pads[i] + pads[i + 2] - k[i]) / str[i]) + 1);
+  if (L.some((x) => x < 1)) return null;
+  const C = r.int(1, 2), N = r.int(1, 2);
+  return {
+    inputs: [T(r, 'x', t, [N, C * k[0] * k[1], L[0] * L[1]]), I64('img', img, [2], r.p(0.7)), I64('k', k, [2], r.p(0.7))],
+    attrs, outputs: [['y', t]],
+  };
+});
+add('DeformConv', [19, 22], (r) => {
+  const t = 'float';
+  const k = [r.int(1, 3), r.int(1, 3)];
+  const sp = [r.int(k[0], 5), r.int(k[1], 5)];
+  const C = r.int(1, 2), M = r.int(1, 2), N = r.int(1, 2);
+  const out = [sp[0] - k[0] + 1, sp[1] - k[1] + 1];
+  const inputs = [T(r, 'x', t, [N, C, ...sp]), T(r, 'w', t, [M, C, ...k]),
+    T(r, 'off', t, [N, 2 * k[0] * k[1], ...out], { range: [-1.5, 1.5] })];
+  if (r.p(0.5)) inputs.push(T(r, 'b', t, [M])); else if (r.p(0.5)) inputs.push(null);
+  if (r.p(0.5)) { if (inputs.length === 3) inputs.push(null); inputs.push(T(r, 'mask', t, [N, k[0] * k[1], ...out], { range: [0, 1] })); }
+  return { inputs, attrs: r.p(0.5) ? { kernel_shape: k } : {}, outputs: [['y', t]] };
+});
+const ML = 'ai.onnx.ml';
+function mlAdd(op, v, gen) { add(op, v, (r, ver) => Object.assign({ domain: ML, opsets: { '': r.int(18, 23) } }, gen(r, ver)), { ml: true }); }
+mlAdd('Binarizer', [1], (r) => {
+  const t = r.pick(['float', 'double', 'int64', 'int32']);
+  return { inputs: [T(r, 'x', t, r.shape(1, 3))], attrs: r.p(0.5) ? { threshold: 0.25 } : {}, outputs: [['y', t]] };
+});
+mlAdd('Scaler', [1], (r) => {
+  const t = r.pick(['float', 'double', 'int64', 'int32']);
+  const c = r.int(1, 4);
+  const attrs = {};
+  const one1 = r.p(0.3);
+  attrs.offset = ['floats', one1 ? [0.5] : Array.from({ length: c }, () => r.int(-4, 4) / 2)];
+  attrs.scale = ['floats', one1 ? [1.5] : Array.from({ length: c }, () => r.int(-4, 4) / 2 + 0.25)];
+  return { inputs: [T(r, 'x', t, [r.int(1, 3), c])], attrs, outputs: [['y', 'float']] };
+});
+mlAdd('Normalizer', [1], (r) => {
+  const t = r.pick(['float', 'double', 'int64', 'int32']);
+  return { inputs: [T(r, 'x', t, r.p(0.3) ? [r.int(1, 4)] : [r.int(1, 3), r.int(1, 4)])], attrs: { norm: r.pick(['MAX', 'L1', 'L2']) }, outputs: [['y', 'float']] };
+});
+mlAdd('LinearRegressor', [1], (r) => {
+  const t = r.pick(['float', 'double', 'int64', 'int32']);
+  const c = r.int(1, 3), tg = r.int(1, 2);
+  const attrs = { coefficients: ['floats', Array.from({ length: c * tg }, () => r.int(-6, 6) / 4 + 0.1)], targets: tg };
+  if (r.p(0.6)) attrs.intercepts = ['floats', Array.from({ length: tg }, () => r.int(-4, 4) / 2)];
+  if (r.p(0.3)) attrs.post_transform = 'NONE';
+  return { inputs: [T(r, 'x', t, [r.int(1, 3), c])], attrs, outputs: [['y', 'float']] };
+});
+mlAdd('ArrayFeatureExtractor', [1], (r) => {
+  const t = r.pick(['float', 'double', 'int64', 'int32', 'string']);
+  const s = r.shape(1, 3);
+  const last = s[s.length - 1];
+  const idx = Array.from({ length: r.int(1, 3) }, () => r.int(0, last - 1));
+  const x = t === 'string' ? S(r, 'x', s) : T(r, 'x', t, s);
+  return { inputs: [x, I64('i', idx, [idx.length], r.p(0.5))], outputs: [['y', t]] };
+});
+mlAdd('Imputer', [1], (r) => {
+  const t = r.pick(['float', 'int64']);
+  const c = r.int(1, 3);
+  const fl = t === 'float';
+  const x = T(r, 'x', t, [r.int(1, 3), c], { special: fl, irange: [-1, 3] });
+  const attrs = fl ? { imputed_value_floats: ['floats', r.p(0.5) ? [9.5] : Array.from({ length: c }, (_, i) => i + 0.5)], replaced_value_float: ['float', 0] }
+    : { imputed_value_int64s: r.p(0.5) ? [7] : Array.from({ length: c }, (_, i) => 10 + i), replaced_value_int64: -1 };
+  if (fl && r.p(0.5)) attrs.replaced_value_float = ['float', NaN];
+  return { inputs: [x], attrs, outputs: [['y', t]] };
+});
+mlAdd('LabelEncoder', [2, 4], (r, ver) => {
+  const kind = r.pick(['s2i', 'i2s', 'f2f', 'i2f']);
+  const n = r.int(1, 4);
+  const keysI = r.shuffle([0, 1, 2, 3, 4, 5]).slice(0, n), keysS = r.shuffle(['a', 'kiln', '', 'b c', 'ONNX']).slice(0, n);
+  const attrs = {};
+  let x, ot;
+  if (kind === 's2i') { attrs.keys_strings = keysS; attrs.values_int64s = keysI; x = S(r, 'x', r.shape(1, 2)); ot = 'int64'; if (r.p(0.5)) attrs.default_int64 = -7; }
+  if (kind === 'i2s') { attrs.keys_int64s = keysI; attrs.values_strings = keysS; x = T(r, 'x', 'int64', r.shape(1, 2), { irange: [0, 6] }); ot = 'string'; if (r.p(0.5)) attrs.default_string = 'none'; }
+  if (kind === 'f2f') { attrs.keys_floats = ['floats', keysI.map((k) => k / 2)]; attrs.values_floats = ['floats', keysI.map((k) => k * 3 + 0.5)]; x = T(r, 'x', 'float', r.shape(1, 2), { data: undefined }); x.data = x.data.map(() => r.int(0, 6) / 2); ot = 'float'; if (r.p(0.5)) attrs.default_float = -2.5; }
+  if (kind === 'i2f') { attrs.keys_int64s = keysI; attrs.values_floats = ['floats', keysI.map((k) => k + 0.25)]; x = T(r, 'x', 'int64', r.shape(1, 2), { irange: [0, 6] }); ot = 'float'; }
+  if (kind === 'f2f' && ver < 2) return null;
+  return { inputs: [x], attrs, outputs: [['y', ot]] };
+});
+mlAdd('OneHotEncoder', [1], (r) => {
+  const ints = r.p(0.5);
+  const cats = ints ? [1, 3, 5] : ['a', 'kiln', 'b c'];
+  const attrs = ints ? { cats_int64s: cats } : { cats_strings: cats };
+  if (r.p(0.5)) attrs.zeros = 1;
+  const s = r.shape(1, 2);
+  const x = ints ? T(r, 'x', 'int64', s, { data: Array.from({ length: numel(s) }, () => r.pick([1, 3, 5, ...(attrs.zeros ? [2] : [])])) })
+    : { name: 'x', type: 'string', dims: s, data: Array.from({ length: numel(s) }, () => r.pick([...cats, ...(attrs.zeros ? ['zz'] : [])])) };
+  return { inputs: [x], attrs, outputs: [['y', 'float']] };
+});
+
 // ---------------------------------------------------------------- runner
 function versionAt(v, opset) {
   let ver = null;
@@ -1128,7 +1287,7 @@ async function main() {
     const minOpset = Math.max(entry.min || 18, 18);
     for (let i = 0; i < o.perOp; i++) {
       const r = R(`${o.seed}/${entry.op}${entry.tag || ''}/${i}`);
-      const opset = r.int(Math.max(minOpset, entry.v[0]), 25);
+      const opset = entry.ml ? r.int(entry.v[0], 5) : r.int(Math.max(minOpset, entry.v[0]), 25);
       const ver = versionAt(entry.v, opset);
       const key = `${entry.op}_${ver}`;
       if (o.filter && !o.filter.test(key)) continue;
