@@ -231,7 +231,7 @@ for (const op of REDUCE) {
     const t = r.pick(types);
     const s = r.shape(0, 4);
     const pos = op === 'ReduceLogSum' || op === 'ReduceL2';
-    const x = T(r, 'x', t, s, { range: pos ? [0.1, 3] : [-3, 3], irange: [-5, 5] });
+    const x = T(r, 'x', t, s, { range: pos ? [0.1, 3] : [-3, 3], irange: [-5, 5], special: !pos && r.p(0.2) });
     const attrs = {};
     if (r.p(0.5)) attrs.keepdims = r.int(0, 1);
     const inputs = [x];
@@ -265,7 +265,7 @@ for (const op of ['Softmax', 'LogSoftmax', 'Hardmax']) {
     const t = r.pick(FLT);
     const s = r.shape(1, 4);
     const attrs = r.p(0.3) ? {} : { axis: r.int(-s.length, s.length - 1) };
-    return { inputs: [T(r, 'x', t, s, { range: [-5, 5], halves: op === 'Hardmax' })], attrs, outputs: [['y', t]] };
+    return { inputs: [T(r, 'x', t, s, { range: [-5, 5], halves: op === 'Hardmax', special: r.p(0.15) })], attrs, outputs: [['y', t]] };
   });
 }
 add('CumSum', [14], (r) => {
@@ -717,7 +717,7 @@ function poolLike(op) {
     if (op === 'MaxPool' && r.p(0.3)) attrs.storage_order = 0;
     const outs = [['y', t]];
     if (op === 'MaxPool' && r.p(0.3) && isFloat(t)) outs.push(['i', 'int64']);
-    return { inputs: [T(r, 'x', t, [r.int(1, 2), r.int(1, 3), ...sp], { irange: [-50, 50] })], attrs, outputs: outs };
+    return { inputs: [T(r, 'x', t, [r.int(1, 2), r.int(1, 3), ...sp], { irange: [-50, 50], special: r.p(0.15) })], attrs, outputs: outs };
   };
 }
 add('MaxPool', [12, 22], poolLike('MaxPool'));
