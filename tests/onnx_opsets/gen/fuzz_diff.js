@@ -717,6 +717,9 @@ function poolLike(op) {
     if (op === 'MaxPool' && r.p(0.3)) attrs.storage_order = 0;
     const outs = [['y', t]];
     if (op === 'MaxPool' && r.p(0.3) && isFloat(t)) outs.push(['i', 'int64']);
+    if (op === 'MaxPool' && r.p(0.15) && isFloat(t)) {  // the indices alone
+      return { inputs: [T(r, 'x', t, [r.int(1, 2), r.int(1, 3), ...sp])], attrs, outputs: [['i', 'int64']], nodeOutputs: ['', 'i'] };
+    }
     return { inputs: [T(r, 'x', t, [r.int(1, 2), r.int(1, 3), ...sp], { irange: [-50, 50], special: r.p(0.15) })], attrs, outputs: outs };
   };
 }
@@ -763,7 +766,8 @@ add('LayerNormalization', [17], (r) => {
   const inputs = [T(r, 'x', t, s), T(r, 'sc', t, r.p(0.2) ? r.bcast(ns2) : ns2, { constant: r.p(0.5) })];
   if (r.p(0.5)) inputs.push(T(r, 'b', t, ns2, { constant: r.p(0.5) }));
   const outs = [['y', t]];
-  if (r.p(0.3)) { outs.push(['mean', 'float'], ['istd', 'float']); }
+  if (r.p(0.2)) outs.push(['mean', 'float'], ['istd', 'float']);
+  else if (r.p(0.2)) return { inputs, attrs, outputs: [['y', t], ['istd', 'float']], nodeOutputs: ['y', '', 'istd'] };
   return { inputs, attrs, outputs: outs };
 });
 add('GroupNormalization', [18, 21], (r) => {
