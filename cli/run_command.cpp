@@ -154,11 +154,13 @@ int run(const RunOptions& o) {
     }
     if (!all_ok) {
       std::fflush(stdout);
-      spdlog::error("outputs do not match {} (rtol {}, atol {})", o.assert_bundle, o.rtol, o.atol);
+      spdlog::error("outputs do not match {} (rtol {}, atol {}{})", o.assert_bundle, o.rtol, o.atol,
+                    o.tolerance_given ? "" : "; float16 1e-3, bfloat16 1e-2");
       return 1;
     }
     if (!o.quiet)
-      fmt::print("all {} outputs match (rtol {}, atol {})\n", outputs.size(), o.rtol, o.atol);
+      fmt::print("all {} outputs match (rtol {}, atol {}{})\n", outputs.size(), o.rtol, o.atol,
+                 o.tolerance_given ? "" : "; float16 1e-3, bfloat16 1e-2");
     return 0;
   }
   if (!o.labels.empty()) {
