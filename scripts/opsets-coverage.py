@@ -27,7 +27,7 @@ HEADER = "## Opsets 18-25"
 # The differential tester's paragraph (its figures are from runs by hand, not from this script).
 FUZZ_NOTE = (
     "Beyond these fixed cases, `tests/onnx_opsets/gen/fuzz_diff.js` (a dev tool, not in ctest; "
-    "usage in its header) draws random single-operator models for ~285 operator versions used "
+    "usage in its header) draws random single-operator models for ~290 operator versions used "
     "at opsets 18-25 (the versions introduced there and the older ones an exported model uses: "
     "Conv, Gemm, MatMul, Resize, Pad, Slice, Gather*, Scatter*, the reductions, the pools, the "
     "recurrent ops, the ai.onnx.ml ops...): random shapes of rank 0-4, broadcasting, every dtype "
@@ -47,7 +47,9 @@ FUZZ_NOTE = (
     "(ONNX Runtime accumulates exp in the integer type); GroupNormalization, "
     "InstanceNormalization and MeanVarianceNormalization over one or two values (ONNX "
     "Runtime's float variance is off by 1e-3, or negative and NaN); a size-1 symmetric "
-    "Hamming / Blackman window cast to an integer (NaN to int, undefined). The bugs it found "
+    "Hamming / Blackman window cast to an integer (NaN to int, undefined); STFT of a complex "
+    "signal ([..., 2] input: ONNX Runtime's frames are not the DFT of the windowed complex "
+    "samples, kiln's are; real signals agree). The bugs it found "
     "have regression cases in `gen/cases_regress.js` (`*_regress_*`) and unit tests.")
 
 

@@ -1126,6 +1126,31 @@ add('MaxUnpool', [11, 22], (r) => {
   return { inputs, attrs, outputs: [['y', t]] };
 });
 
+add('STFT', [17], (r) => {
+  const t = r.pick(['float', 'double']);
+  const len = r.int(4, 12), fl = r.int(2, Math.min(len, 6)), step = r.int(1, 3);
+  const complex = r.p(0.3);
+  const inputs = [T(r, 'x', t, [r.int(1, 2), len, complex ? 2 : 1]), I64('step', [step], [], true)];
+  const form = r.int(0, 2);
+  if (form === 0) inputs.push(T(r, 'win', t, [fl], { range: [0, 1], constant: true }));
+  else if (form === 1) inputs.push(null, I64('fl', [fl], [], true));
+  else inputs.push(T(r, 'win', t, [fl], { range: [0, 1], constant: true }), I64('fl', [fl], [], true));
+  const attrs = !complex && r.p(0.5) ? { onesided: r.int(0, 1) } : complex ? { onesided: 0 } : {};
+  return { inputs, attrs, outputs: [['y', t]] };
+});
+add('MelWeightMatrix', [17], (r) => {
+  const sr = r.pick([8000, 16000]);
+  const attrs = {};
+  let ot = 'float';
+  if (r.p(0.4)) { ot = r.pick(['double', 'float']); attrs.output_datatype = b.DT[ot]; }
+  const i = (n, v) => ({ name: n, type: 'int64', dims: [], data: [v], constant: true });
+  const f = (n, v) => ({ name: n, type: 'float', dims: [], data: [v], constant: true });
+  return {
+    inputs: [i('bins', r.int(1, 6)), i('dft', r.pick([16, 32, 64])), i('sr', sr), f('lo', r.pick([0, 20, 300])), f('hi', r.pick([sr / 2, 3000, 3500]))],
+    attrs, outputs: [['y', ot]],
+  };
+});
+
 // Text, image-column and the ai.onnx.ml ops.
 const WORDS = ['', 'a', 'kiln', 'b c', ' x  y ', 'a,b,,c', 'é', 'ONNX'];
 const S = (r, name, dims) => ({ name, type: 'string', dims, data: Array.from({ length: numel(dims) }, () => r.pick(WORDS)) });
