@@ -2,9 +2,11 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
+#include <utility>
 
 #include "base/error.h"
 #include "base/threading.h"
@@ -35,6 +37,7 @@ struct RunOptions {
   std::string output_format = "pb";
   double rtol = 1e-4;
   double atol = 1e-5;
+  bool tolerance_given = false;  // --rtol or --atol on the command line
   bool quiet = false;
   std::string labels;  // --labels: print the top classes of output 0
   size_t top = 3;
@@ -44,6 +47,18 @@ struct RunOptions {
   std::string pulse;        // --pulse: stream the inputs through the pulsed model
   StreamRunOptions stream;  // --stream: a stateful model over a long input, chunk by chunk
 };
+
+// The tolerances an output of type `dt` is compared at. Without --rtol / --atol, a 16-bit float
+// output gets its type's: two correct implementations differ there by an ulp or two (where
+// they round intermediate results, the order they accumulate in), 1e-3 relative for float16
+// (about one ulp; ONNX Runtime's own float16 checks use 1e-3 relative, 2.5e-3 absolute) and
+// 1e-2 for bfloat16 (8 significant bits). An explicit tolerance is used as given.
+std::pair<double, double> output_tolerance(const RunOptions& o, DatumType dt) {
+  if (o.tolerance_given) return {o.rtol, o.atol};
+  if (dt == DatumType::F16) return {std::max(o.rtol, 1e-3), std::max(o.atol, 1e-3)};
+  if (dt == DatumType::BF16) return {std::max(o.rtol, 1e-2), std::max(o.atol, 1e-2)};
+  return {o.rtol, o.atol};
+}
 
 int run(const RunOptions& o) {
   apply_limits(o.limits);
@@ -127,7 +142,8 @@ int run(const RunOptions& o) {
                 o.assert_bundle, expected.size(), outputs.size());
     bool all_ok = true;
     for (size_t i = 0; i < outputs.size(); i++) {
-      auto r = compare_tensors(outputs[i], expected[i].tensor, o.rtol, o.atol);
+      auto [rtol, atol] = output_tolerance(o, expected[i].tensor.dtype());
+      auto r = compare_tensors(outputs[i], expected[i].tensor, rtol, atol);
       all_ok = all_ok && r.ok;
       if (!o.quiet || !r.ok)
         fmt::print("output {} '{}' {}: {}\n", i, graph->output_names()[i],
@@ -138,11 +154,13 @@ int run(const RunOptions& o) {
     }
     if (!all_ok) {
       std::fflush(stdout);
-      spdlog::error("outputs do not match {} (rtol {}, atol {})", o.assert_bundle, o.rtol, o.atol);
+      spdlog::error("outputs do not match {} (rtol {}, atol {}{})", o.assert_bundle, o.rtol, o.atol,
+                    o.tolerance_given ? "" : "; float16 1e-3, bfloat16 1e-2");
       return 1;
     }
     if (!o.quiet)
-      fmt::print("all {} outputs match (rtol {}, atol {})\n", outputs.size(), o.rtol, o.atol);
+      fmt::print("all {} outputs match (rtol {}, atol {}{})\n", outputs.size(), o.rtol, o.atol,
+                 o.tolerance_given ? "" : "; float16 1e-3, bfloat16 1e-2");
     return 0;
   }
   if (!o.labels.empty()) {
@@ -170,10 +188,16 @@ Command add_run_command(CLI::App& app) {
   cmd->add_option("--output-dir", o->output_dir, "Write outputs as DIR/output_N.pb (or .npy)");
   cmd->add_option("--output-format", o->output_format, "pb or npy")
       ->check(CLI::IsMember({"pb", "npy"}));
-  cmd->add_option("--rtol", o->rtol, "Relative tolerance for --assert-output-bundle")
-      ->capture_default_str();
-  cmd->add_option("--atol", o->atol, "Absolute tolerance for --assert-output-bundle")
-      ->capture_default_str();
+  cmd->add_option("--rtol", o->rtol,
+                  "Relative tolerance for --assert-output-bundle (default: float16 outputs "
+                  "1e-3, bfloat16 1e-2)")
+      ->capture_default_str()
+      ->each([o](const std::string&) { o->tolerance_given = true; });
+  cmd->add_option("--atol", o->atol,
+                  "Absolute tolerance for --assert-output-bundle (default: float16 outputs "
+                  "1e-3, bfloat16 1e-2)")
+      ->capture_default_str()
+      ->each([o](const std::string&) { o->tolerance_given = true; });
   cmd->add_flag("-q,--quiet", o->quiet, "Print only mismatches");
   cmd->add_option("--labels", o->labels,
                   "Labels file (one per line): print the top classes of output 0 instead of "

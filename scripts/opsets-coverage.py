@@ -24,6 +24,35 @@ PYREF = "<!-- tests/onnx_pyref: hand-written, kept by scripts/opsets-coverage.py
 HEADER = "## Opsets 18-25"
 
 
+# The differential tester's paragraph (its figures are from runs by hand, not from this script).
+FUZZ_NOTE = (
+    "Beyond these fixed cases, `tests/onnx_opsets/gen/fuzz_diff.js` (a dev tool, not in ctest; "
+    "usage in its header) draws random single-operator models for ~290 operator versions used "
+    "at opsets 18-25 (the versions introduced there and the older ones an exported model uses: "
+    "Conv, Gemm, MatMul, Resize, Pad, Slice, Gather*, Scatter*, the reductions, the pools, the "
+    "recurrent ops, the ai.onnx.ml ops...): random shapes of rank 0-4, broadcasting, every dtype "
+    "ONNX Runtime runs, attributes and optional inputs omitted, given or empty-named, NaN / Inf "
+    "/ -0 / large inputs. ONNX Runtime 1.30 gives the expected outputs (what it rejects is "
+    "skipped) and each case goes through `kiln run --input-bundle --assert-output-bundle` at "
+    "the default tolerances. With `--seed 1 --per-op 16` on its first op table (264 versions, "
+    "2265 cases) it measured **98.63%** before the fixes it led to and **99.43%** after; with "
+    "the full table, seed 1 gives 2488 of 2500 (99.52%) and seed 2 2502 of 2511 (99.64%). "
+    "Every remaining failure is an ONNX Runtime deviation or a case the spec leaves open: "
+    "AffineGrid with align_corners=1 on a size-1 axis (0 / 0 in the spec's formula: ONNX "
+    "Runtime answers +1, kiln 0 as PyTorch); NonZero of a scalar (the spec says shape (0, N), "
+    "ONNX Runtime (1, N)); MaxPool / AveragePool with dilations and auto_pad SAME (ONNX Runtime "
+    "leaves the dilation out of the output length the spec gives, ceil(in / stride)); MaxUnpool "
+    "with a larger output_shape (see MaxUnpool_22_edge_output_shape); NaN inside a MaxPool "
+    "window or a ReduceMin / ReduceMax (ONNX Runtime may skip it); ReduceLogSumExp of integers "
+    "(ONNX Runtime accumulates exp in the integer type); GroupNormalization, "
+    "InstanceNormalization and MeanVarianceNormalization over one or two values (ONNX "
+    "Runtime's float variance is off by 1e-3, or negative and NaN); a size-1 symmetric "
+    "Hamming / Blackman window cast to an integer (NaN to int, undefined); STFT of a complex "
+    "signal ([..., 2] input: ONNX Runtime's frames are not the DFT of the windowed complex "
+    "samples, kiln's are; real signals agree). The bugs it found "
+    "have regression cases in `gen/cases_regress.js` (`*_regress_*`) and unit tests.")
+
+
 def read_lines(path):
     if not os.path.exists(path):
         return []
@@ -107,7 +136,10 @@ def main():
                "suite for opsets 18-25 (`tests/onnx_opsets`: models built by "
                "`tests/onnx_opsets/gen/generate.js` from the ONNX 1.23 changelog, expected "
                "outputs from ONNX Runtime 1.30) at the default tolerances (rtol 1e-4, atol "
-               "1e-5; integers, bools and strings exact).")
+               "1e-5; float16 outputs 1e-3 / 1e-3, bfloat16 1e-2 / 1e-2; integers, bools and "
+               "strings exact).")
+    out.append("")
+    out.append(FUZZ_NOTE)
     out.append("")
     out.append(f"**{passed} of {len(results)} cases pass "
                f"({100.0 * passed / max(len(results), 1):.1f}%)**; "

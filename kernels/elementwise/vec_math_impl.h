@@ -102,8 +102,8 @@ inline Vf vsilu(Vf x) {
   return x * vsigmoid(x);
 }
 
-// std::min / std::max lane by lane (b < a ? b : a, a < b ? b : a): the reference ops' NaN
-// behaviour, which the clamps of HardSigmoid and HardSwish keep.
+// std::min / std::max lane by lane (b < a ? b : a, a < b ? b : a): a NaN first argument is
+// kept, which the clamps of HardSigmoid and HardSwish use to keep NaN (as the reference ops).
 inline Vf std_min(Vf a, Vf b) {
   return b < a ? b : a;
 }
@@ -285,7 +285,7 @@ void unary_impl(UnaryFn fn, const float* x, float* y, int64_t n, float alpha, fl
       const Vf six = splat(6.0f), half = splat(0.5f);
       auto f = [&](Vf v) {
         const Vf lin = swish ? exact_div(v, six) + half : a * v + b;
-        const Vf h = std_max(zero, std_min(one, lin));
+        const Vf h = std_max(std_min(lin, one), zero);
         return swish ? v * h : h;
       };
       int64_t i = 0;

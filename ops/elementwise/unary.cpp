@@ -121,9 +121,11 @@ C apply_float(UnaryKind kind, const UnaryParams& p, C x) {
     case UnaryKind::LeakyRelu:
       return x >= C(0) ? x : alpha * x;
     case UnaryKind::HardSigmoid:
-      return std::max(C(0), std::min(C(1), alpha * x + beta));
+      // max(0, min(1, .)) with NaN kept (np.clip in ONNX's reference, ONNX Runtime): the NaN
+      // is std::min / std::max's first argument.
+      return std::max(std::min(alpha * x + beta, C(1)), C(0));
     case UnaryKind::HardSwish:
-      return x * std::max(C(0), std::min(C(1), x / C(6) + C(0.5)));
+      return x * std::max(std::min(x / C(6) + C(0.5), C(1)), C(0));
     case UnaryKind::Softplus:
       return softplus(x);
     case UnaryKind::Mish:
@@ -135,7 +137,8 @@ C apply_float(UnaryKind kind, const UnaryParams& p, C x) {
     case UnaryKind::Softsign:
       return x / (C(1) + std::abs(x));
     case UnaryKind::Celu:
-      return std::max(C(0), x) + std::min(C(0), alpha * std::expm1(x / alpha));
+      // max(0, x) + min(0, alpha (exp(x / alpha) - 1)), NaN kept (std::max(0, NaN) is 0).
+      return x > C(0) ? x : alpha * std::expm1(x / alpha);
     case UnaryKind::ThresholdedRelu:
       return x > alpha ? x : C(0);
     case UnaryKind::Shrink:

@@ -350,7 +350,11 @@ void Resize::eval(EvalContext& ctx, const TensorRefs& inputs) const {
     T* py = y.data<T>();
     for (size_t i = 0; i < cur.size(); i++) {
       if constexpr (std::is_integral_v<T>) {
+        // Interpolated integers are truncated toward zero, as ONNX's reference (astype) and
+        // ONNX Runtime do (linear 17.6 -> 17, -6.7 -> -6), a value an ulp-level rounding
+        // error away from an integer being that integer; cubic's overshoot is clamped.
         double r = std::nearbyint(cur[i]);
+        if (std::fabs(cur[i] - r) > 1e-9 * std::max(1.0, std::fabs(r))) r = std::trunc(cur[i]);
         r = std::clamp(r, static_cast<double>(std::numeric_limits<T>::lowest()),
                        static_cast<double>(std::numeric_limits<T>::max()));
         py[i] = static_cast<T>(r);

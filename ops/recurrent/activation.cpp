@@ -57,7 +57,7 @@ double Activation::apply(double x) const {
     case Kind::Relu:
       return x > 0 ? x : 0.0;
     case Kind::HardSigmoid:
-      return std::clamp(alpha * x + beta, 0.0, 1.0);
+      return std::max(std::min(alpha * x + beta, 1.0), 0.0);  // NaN kept (std::clamp: UB)
     case Kind::LeakyRelu:
       return x >= 0 ? x : alpha * x;
     case Kind::ThresholdedRelu:

@@ -44,8 +44,9 @@ void Window::eval(EvalContext& ctx, const TensorRefs& inputs) const {
     using T = typename decltype(tag)::type;
     T* y = out.data<T>();
     for (int64_t i = 0; i < n; i++) {
-      double x =
-          denominator > 0 ? 2.0 * std::numbers::pi * static_cast<double>(i) / denominator : 0.0;
+      // The spec's formula as written: a symmetric window of size 1 divides 0 by 0 (NaN, as
+      // ONNX's reference and ONNX Runtime answer).
+      double x = 2.0 * std::numbers::pi * static_cast<double>(i) / denominator;
       double v = 0;
       switch (kind_) {
         case WindowKind::Hann:
@@ -58,10 +59,17 @@ void Window::eval(EvalContext& ctx, const TensorRefs& inputs) const {
           v = 0.42 - 0.5 * std::cos(x) + 0.08 * std::cos(2 * x);
           break;
       }
-      if constexpr (std::is_same_v<T, f16> || std::is_same_v<T, bf16>)
+      if constexpr (std::is_same_v<T, f16> || std::is_same_v<T, bf16>) {
         y[i] = T(static_cast<float>(v));
-      else
+      } else if constexpr (std::is_integral_v<T>) {
+        // The window is a float window cast to the output type: round it to float first, so
+        // a value that is 1 up to the double sum's last bit (Blackman's 0.42 + 0.5 + 0.08) is
+        // 1, not 0. NaN -> 0, as kiln's Cast (out-of-range float -> int is undefined).
+        float f = static_cast<float>(v);
+        y[i] = std::isnan(f) ? T(0) : static_cast<T>(f);
+      } else {
         y[i] = static_cast<T>(v);
+      }
     }
   });
 }

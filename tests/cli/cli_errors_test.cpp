@@ -158,4 +158,46 @@ TEST_F(CliErrors, AssertOutputMismatchExitsOne) {
   EXPECT_NE(r.output.find("at [1,2]"), std::string::npos) << r.output;
 }
 
+// float16 outputs are compared at 1e-3 relative / absolute by default (about an ulp: two correct
+// implementations round differently), at the given tolerances with --rtol / --atol.
+TEST_F(CliErrors, AssertOutputFloat16DefaultTolerance) {
+  onnx::ModelProto model;
+  model.set_ir_version(8);
+  model.add_opset_import()->set_version(19);
+  auto* g = model.mutable_graph();
+  g->set_name("g");
+  auto* node = g->add_node();
+  node->set_op_type("Cast");
+  node->add_input("x");
+  node->add_output("y");
+  auto* to = node->add_attribute();
+  to->set_name("to");
+  to->set_type(onnx::AttributeProto::INT);
+  to->set_i(onnx::TensorProto::FLOAT16);
+  for (auto* vi : {g->add_input(), g->add_output()}) {
+    bool in = vi == &g->input(0);
+    vi->set_name(in ? "x" : "y");
+    auto* tt = vi->mutable_type()->mutable_tensor_type();
+    tt->set_elem_type(in ? onnx::TensorProto::FLOAT : onnx::TensorProto::FLOAT16);
+    tt->mutable_shape()->add_dim()->set_dim_value(2);
+  }
+  std::string cast = write_model(model, "cast_f16.onnx");
+  kiln::io::write_npy(path("x.npy"), kiln::Tensor::from_vector<float>({2}, {1.0f, 2.0f}));
+  auto check = [&](float e0, float e1, const std::string& flags) {
+    fs::create_directories(dir_ / "ref16");
+    kiln::io::write_tensor_pb(
+        (dir_ / "ref16" / "output_0.pb").string(),
+        kiln::Tensor::from_vector<kiln::f16>({2}, {kiln::f16(e0), kiln::f16(e1)}));
+    return run_kiln("run " + cast + " --input x=" + path("x.npy") + " --assert-output-bundle " +
+                    (dir_ / "ref16").string() + flags);
+  };
+  // One ulp off (1 + 2^-10): within the float16 default, not within float's.
+  EXPECT_EQ(check(1.0009765625f, 2.0f, "").exit_code, 0);
+  EXPECT_EQ(check(1.0009765625f, 2.0f, " --rtol 1e-4 --atol 1e-5").exit_code, 1);
+  // Four ulps off at 2 (2 + 4 * 2^-9): over it.
+  auto r = check(1.0f, 2.0078125f, "");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.output.find("at [1]"), std::string::npos) << r.output;
+}
+
 }  // namespace

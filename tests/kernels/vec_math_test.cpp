@@ -161,10 +161,10 @@ TEST(KernelsVecMath, UnaryStepsLikeTheReference) {
       // the ISA has FMA): within one rounding of the two-step form.
       vm.unary(F::HardSigmoid, x.data(), y.data(), n, 0.2f, 0.5f);
       for (int64_t i = 0; i < n; i++)
-        ASSERT_NEAR(y[i], std::max(0.0f, std::min(1.0f, 0.2f * x[i] + 0.5f)), 1.2e-7) << i;
+        ASSERT_NEAR(y[i], std::max(std::min(0.2f * x[i] + 0.5f, 1.0f), 0.0f), 1.2e-7) << i;
       vm.unary(F::HardSwish, x.data(), y.data(), n, 0, 0);
       for (int64_t i = 0; i < n; i++)
-        ASSERT_EQ(y[i], x[i] * std::max(0.0f, std::min(1.0f, x[i] / 6.0f + 0.5f))) << i;
+        ASSERT_EQ(y[i], x[i] * std::max(std::min(x[i] / 6.0f + 0.5f, 1.0f), 0.0f)) << i;
       vm.unary(F::LeakyRelu, x.data(), y.data(), n, 0.1f, 0);
       for (int64_t i = 0; i < n; i++) ASSERT_EQ(y[i], x[i] >= 0 ? x[i] : 0.1f * x[i]) << i;
       vm.unary(F::Clamp, x.data(), y.data(), n, -1.0f, 6.0f);
@@ -180,9 +180,14 @@ TEST(KernelsVecMath, UnaryStepsLikeTheReference) {
         ASSERT_NEAR(y[i], want, 5e-7 * 0.5 * std::fabs(v) + 2e-7 * std::fabs(want) + 1e-30) << i;
       }
     }
-    // NaN stays NaN through Clamp and LeakyRelu (as through the register stage).
+    // NaN stays NaN through Clamp and LeakyRelu (as through the register stage), HardSigmoid
+    // and HardSwish (np.clip in ONNX's reference; ONNX Runtime too).
     const float nan = std::numeric_limits<float>::quiet_NaN();
     float in[1] = {nan}, out[1];
+    vm.unary(kernels::UnaryFn::HardSigmoid, in, out, 1, 0.2f, 0.5f);
+    EXPECT_TRUE(std::isnan(out[0]));
+    vm.unary(kernels::UnaryFn::HardSwish, in, out, 1, 0, 0);
+    EXPECT_TRUE(std::isnan(out[0]));
     vm.unary(kernels::UnaryFn::Clamp, in, out, 1, 0.0f, 6.0f);
     EXPECT_TRUE(std::isnan(out[0]));
     vm.unary(kernels::UnaryFn::LeakyRelu, in, out, 1, 0.1f, 0);

@@ -147,6 +147,10 @@ void register_quant_ops(OpRegistry& registry) {
     o.saturate = ctx.attr_int("saturate", 1) != 0;
     if (ctx.has_attr("precision") && ctx.attr_int("precision") != 0)
       o.precision = onnx_dtype(ctx, "precision");
+    else if (ctx.opset() < 23)
+      // Versions 19 and 21 leave the division's precision open (23 made it the scale's type):
+      // float, as ONNX Runtime computes it, not float16 for float16 inputs.
+      o.precision = DatumType::F32;
     ctx.wire(std::make_shared<ops::QuantizeLinear>(ctx.attr_int("axis", 1), out, o));
   });
   registry.implements("QuantizeLinear", 25);

@@ -45,6 +45,15 @@ function ortInput(inp) {
   return new ort.Tensor(type, data, inp.dims);
 }
 
+let tensorProto = null;
+function tensorProtoType() {
+  if (!tensorProto) {
+    tensorProto = require('protobufjs').loadSync(process.env.ONNX_PROTO || '/usr/include/onnx/onnx.proto')
+      .lookupType('onnx.TensorProto');
+  }
+  return tensorProto;
+}
+
 // An output tensor of ONNX Runtime as TensorProto bytes.
 function ortOutputProto(name, t) {
   const type = FROM_ORT[t.type];
@@ -52,8 +61,7 @@ function ortOutputProto(name, t) {
   const msg = { name, dataType: b.DT[type], dims: t.dims.map(Number) };
   if (type === 'string') msg.stringData = t.data.map((s) => Buffer.from(s, 'utf8'));
   else msg.rawData = Buffer.from(t.data.buffer, t.data.byteOffset, t.data.byteLength);
-  const TP = require('protobufjs').loadSync(process.env.ONNX_PROTO || '/usr/include/onnx/onnx.proto')
-    .lookupType('onnx.TensorProto');
+  const TP = tensorProtoType();
   return TP.encode(TP.fromObject(msg)).finish();
 }
 
@@ -142,4 +150,6 @@ async function main() {
   console.log(`${ran} cases run, ${manifest.size} in the suite, ${excluded.size} excluded`);
 }
 
-main().catch((e) => { console.error(e && e.stack || e); process.exit(1); });
+module.exports = { ortInput, ortOutputProto, sameOutputs };
+
+if (require.main === module) main().catch((e) => { console.error(e && e.stack || e); process.exit(1); });

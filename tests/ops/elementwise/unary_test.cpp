@@ -156,3 +156,22 @@ TEST(ElementwiseUnary, GeluAndCelu) {
   expect_near(vals<float>(eval1(Unary(UnaryKind::Celu, p), {x})),
               {2.0f * (std::exp(-0.5f) - 1.0f), 0.0f, 2.0f});
 }
+
+// NaN propagates through the activations with a clamp or a max / min in their formula, as
+// through ONNX's reference (np.clip, np.maximum): Celu, HardSigmoid, HardSwish, in float (the
+// vectorized kernels) and double (the scalar form).
+TEST(ElementwiseUnary, NaNPropagatesThroughClamps) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  UnaryParams p;
+  p.alpha = 0.3f;
+  p.beta = 0.4f;
+  for (UnaryKind k : {UnaryKind::Celu, UnaryKind::HardSigmoid, UnaryKind::HardSwish}) {
+    UnaryParams q = p;
+    if (k == UnaryKind::Celu) q.alpha = 0.8f;
+    auto f = vals<float>(eval1(Unary(k, q), {Tensor::from_vector<float>({3}, {nan, 1.0f, nan})}));
+    EXPECT_TRUE(std::isnan(f[0]) && std::isnan(f[2])) << static_cast<int>(k);
+    EXPECT_FALSE(std::isnan(f[1]));
+    auto d = vals<double>(eval1(Unary(k, q), {Tensor::from_vector<double>({2}, {1.0, NAN})}));
+    EXPECT_TRUE(std::isnan(d[1])) << static_cast<int>(k);
+  }
+}

@@ -149,11 +149,16 @@ TEST(Resize, OutputFacts) {
   EXPECT_THROW(ops::Resize::parse_mode("bogus"), Error);
 }
 
-TEST(Resize, IntegerTypesRound) {
+// Interpolated integers are truncated toward zero, as ONNX's reference (astype) and ONNX Runtime
+// do: 1.5 -> 1, -6.67 -> -6 (not rounded, not floored).
+TEST(Resize, IntegerTypesTruncate) {
   Options o;
   o.mode = ops::Resize::Mode::Linear;
   o.coord = ops::Resize::Coord::AlignCorners;
   Tensor x = Tensor::from_vector<uint8_t>({1, 2}, {0, 3});
   auto y = run(ops::Resize(o), {x, Tensor(), Tensor(), sizes({1, 3})});
-  EXPECT_EQ(values<uint8_t>(y[0]), (std::vector<uint8_t>{0, 2, 3}));  // 1.5 -> 2
+  EXPECT_EQ(values<uint8_t>(y[0]), (std::vector<uint8_t>{0, 1, 3}));
+  Tensor n = Tensor::from_vector<int32_t>({1, 2}, {-10, 0});
+  auto z = run(ops::Resize(o), {n, Tensor(), Tensor(), sizes({1, 4})});
+  EXPECT_EQ(values<int32_t>(z[0]), (std::vector<int32_t>{-10, -6, -3, 0}));
 }

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <vector>
 
 #include "base/error.h"
 #include "ops/signal/dft.h"
@@ -78,6 +79,22 @@ TEST(Window, HannValues) {
   auto h = eval(symmetric, {Tensor::scalar<int64_t>(3)})[0];
   EXPECT_NEAR(h.values<double>()[0], 25.0 / 46.0 - 21.0 / 46.0, 1e-12);
   EXPECT_NEAR(h.values<double>()[1], 1.0, 1e-12);
+}
+
+// The spec's formula divides by size - 1 for a symmetric window: size 1 is 0 / 0, NaN (as ONNX's
+// reference and ONNX Runtime). An integer window casts the float window: Blackman's middle value
+// (0.42 + 0.5 + 0.08) is 1, not 0.
+TEST(Window, SizeOneAndIntegerOutputs) {
+  ops::Window symmetric(ops::WindowKind::Hann, false, DatumType::F32);
+  auto y = eval(symmetric, {Tensor::scalar<int64_t>(1)})[0];
+  ASSERT_EQ(y.numel(), 1);
+  EXPECT_TRUE(std::isnan(y.values<float>()[0]));
+  ops::Window periodic(ops::WindowKind::Hann, true, DatumType::F32);
+  EXPECT_EQ(eval(periodic, {Tensor::scalar<int64_t>(1)})[0].values<float>()[0], 0.0f);
+  ops::Window blackman(ops::WindowKind::Blackman, true, DatumType::I64);
+  auto b = eval(blackman, {Tensor::scalar<int64_t>(4)})[0];
+  auto v = b.values<int64_t>();
+  EXPECT_EQ(std::vector<int64_t>(v.begin(), v.end()), (std::vector<int64_t>{0, 0, 1, 0}));
 }
 
 TEST(MelWeightMatrix, BandEdgesFollowTheReference) {
