@@ -70,8 +70,10 @@ std::optional<PerTensor> graph_quant_pair(Ctx& c, const Node& n) {
   const auto& op = op_as<ops::QuantizeLinear>(n);
   const auto& o = op.options();
   if (op.output_dt() != DatumType::U8 && op.output_dt() != DatumType::I8) return std::nullopt;
-  if (o.block_size != 0 || o.precision || !has_input(n, 0) || !is_float(c.fact(in(n, 0)).dt))
-    return std::nullopt;
+  if (o.block_size != 0 || !has_input(n, 0) || !is_float(c.fact(in(n, 0)).dt)) return std::nullopt;
+  // A precision that is the scale's own type is the default one (QuantizeLinear-19/21 name f32
+  // explicitly, io/onnx/ops/image_ops.cpp).
+  if (o.precision && (!has_input(n, 1) || *o.precision != c.fact(in(n, 1)).dt)) return std::nullopt;
   const Fact& out = c.fact(Outlet{n.id, 0});
   auto p = per_tensor_params(c, n, out.dt);
   if (!p) return std::nullopt;
