@@ -52,7 +52,7 @@ struct QBytes<int8_t> {
 // registers, except AVX-512's narrowing VPMOVDB).
 template <class X>
 inline QVi q_load(const X* p) {
-  constexpr bool kSigned = std::is_signed_v<X>;
+  [[maybe_unused]] constexpr bool kSigned = std::is_signed_v<X>;
 #if defined(__AVX512F__)
   const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
   return reinterpret_cast<QVi>(kSigned ? _mm512_cvtepi8_epi32(b) : _mm512_cvtepu8_epi32(b));
