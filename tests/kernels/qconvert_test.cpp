@@ -27,7 +27,10 @@ int32_t ref_quantize(float x, Q8 q) {
   if (std::isnan(r)) return static_cast<int32_t>(lo);
   return static_cast<int32_t>(std::min(std::max(r, lo), hi));
 }
-float ref_dequantize(int32_t v, Q8 q) {
+// Never inlined: where the compiler may contract (aarch64 GCC's default -ffp-contract=fast),
+// an inlined product would fuse with the caller's sum into one FMA, which the op's chain
+// (separate DequantizeLinear and Add) does not do.
+[[gnu::noinline]] float ref_dequantize(int32_t v, Q8 q) {
   return static_cast<float>(v - q.zp) * q.scale;
 }
 int32_t byte_value(const uint8_t* p, size_t i, bool is_signed) {
