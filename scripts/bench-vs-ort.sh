@@ -21,7 +21,7 @@
 #
 # Needs a built build/kiln (cmake --build build --target kiln) and node + npm; installs
 # onnxruntime-node into build/ort the first time (npm ci --ignore-scripts, see
-# ../shared/bench/README.md). Models: $KILN_MODELS or ../shared/models (../../shared/models
+# ../shared/bench/README.md). kiln: $KILN_BIN (default build/kiln). Models: $KILN_MODELS or ../shared/models (../../shared/models
 # from a worktree).
 #
 # The Silero VAD models get `-i sr:i64=16000`: their sample-rate input selects an If branch, and
@@ -68,7 +68,7 @@ if [ -z "$bench_dir" ]; then
   done
 fi
 [ -n "$bench_dir" ] || { echo "no ONNX Runtime bench scripts (set KILN_ORT_BENCH to ../shared/bench)" >&2; exit 1; }
-kiln="$root/build/kiln"
+kiln="${KILN_BIN:-$root/build/kiln}"  # the kiln under test: $KILN_BIN, else build/kiln
 [ -x "$kiln" ] || { echo "build/kiln not found: cmake --build build --target kiln" >&2; exit 1; }
 
 if [ ! -d build/ort/node_modules/onnxruntime-node ]; then
