@@ -74,7 +74,10 @@ lacks "$kiln_deb" '^/usr/(include|lib/.*libkiln\.(a|so)$)|/python3/'
 if [ "$shared" = ON ]; then
   has "$kiln_deb" '^/usr/lib/.*libkiln\.so\.[0-9]+\.[0-9]+\.[0-9]+$'
   has "$kiln_deb" '^/usr/lib/.*libkiln\.so\.[0-9]+\.[0-9]+$'
-  dpkg-deb --ctrl-tarfile "$kiln_deb" | tar -t | grep -q '^\./shlibs$' || fail "kiln has no shlibs file"
+  # (The lists are read whole before grep: with pipefail, `grep -q` exiting at the first match
+  # can kill the writer with SIGPIPE and fail the pipeline at random.)
+  ctrl=$(dpkg-deb --ctrl-tarfile "$kiln_deb" | tar -t)
+  grep -q '^\./shlibs$' <<<"$ctrl" || fail "kiln has no shlibs file"
     has "$py_deb" '^/usr/lib/python3/dist-packages/kiln/__init__\.py$'
   lacks "$py_deb" '^/usr/(bin|include)/|\.so'
 fi
@@ -121,7 +124,8 @@ PKG_CONFIG_PATH=$libdir/pkgconfig cc -std=c11 -Wall -Werror "$src/examples/embed
   fail "embed.c does not build through pkg-config"
 # With libkiln.so, find_package chose it: the C++ program needs it (from the root, below).
 if [ "$shared" = ON ]; then
-  readelf -d "$tmp/embed/embed" | grep -q 'NEEDED.*libkiln\.so' || fail "embed does not link libkiln.so"
+  needed=$(readelf -d "$tmp/embed/embed")
+  grep -q 'NEEDED.*libkiln\.so' <<<"$needed" || fail "embed does not link libkiln.so"
 fi
 
 model=$models/kws_tdnn
