@@ -15,11 +15,11 @@ namespace kiln::nnef {
 
 namespace ser {
 
-namespace {
-
-std::string temp(Ctx& c, const Node& n, const std::string& suffix, const std::string& expr) {
+std::string node_temp(Ctx& c, const Node& n, const std::string& suffix, const std::string& expr) {
   return c.temp(c.planned_name({n.id, 0}) + "_" + suffix, expr);
 }
+
+namespace {
 
 std::string real(double v) {
   return nnef_real(v);
@@ -50,7 +50,7 @@ bool lower_unary(Ctx& c, const Node& n) {
     case K::Selu: {
       // The branch not taken may overflow (exp of a large x): select drops it.
       std::string neg =
-          temp(c, n, "neg", fmt::format("mul(sub(exp({}), 1.0), {})", x, real(p.alpha)));
+          node_temp(c, n, "neg", fmt::format("mul(sub(exp({}), 1.0), {})", x, real(p.alpha)));
       y = fmt::format("mul(select(gt({0}, 0.0), {0}, {1}), {2})", x, neg, real(p.gamma));
       break;
     }
@@ -71,8 +71,8 @@ bool lower_unary(Ctx& c, const Node& n) {
       break;
     case K::GeluTanh: {
       // 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
-      std::string cube = temp(c, n, "cube", fmt::format("mul(mul({0}, {0}), {0})", x));
-      std::string inner = temp(
+      std::string cube = node_temp(c, n, "cube", fmt::format("mul(mul({0}, {0}), {0})", x));
+      std::string inner = node_temp(
           c, n, "inner",
           fmt::format("mul({}, add({}, mul({}, 0.044715)))", real(std::sqrt(2.0 / M_PI)), x, cube));
       y = fmt::format("mul(mul({}, 0.5), add(tanh({}), 1.0))", x, inner);
@@ -155,13 +155,14 @@ bool lower_instance_norm(Ctx& c, const Node& n) {
   if (rank < 3 || !has_input(n, 1) || !has_input(n, 2)) return false;
   std::string x = c.tensor(in(n, 0)), ax = nnef_ints(axes_from(2, rank));
   double eps = OpAttrs(n).real("epsilon", 1e-5);
-  std::string mean = temp(c, n, "mean", fmt::format("mean_reduce({}, axes = {})", x, ax));
-  std::string centered = temp(c, n, "centered", fmt::format("sub({}, {})", x, mean));
-  std::string var = temp(c, n, "var", fmt::format("mean_reduce(sqr({}), axes = {})", centered, ax));
+  std::string mean = node_temp(c, n, "mean", fmt::format("mean_reduce({}, axes = {})", x, ax));
+  std::string centered = node_temp(c, n, "centered", fmt::format("sub({}, {})", x, mean));
+  std::string var =
+      node_temp(c, n, "var", fmt::format("mean_reduce(sqr({}), axes = {})", centered, ax));
   std::string norm =
-      temp(c, n, "norm", fmt::format("div({}, sqrt(add({}, {})))", centered, var, real(eps)));
+      node_temp(c, n, "norm", fmt::format("div({}, sqrt(add({}, {})))", centered, var, real(eps)));
   std::string scaled =
-      temp(c, n, "scaled", fmt::format("mul({}, {})", norm, channel_param(c, in(n, 1))));
+      node_temp(c, n, "scaled", fmt::format("mul({}, {})", norm, channel_param(c, in(n, 1))));
   c.assign(n, 0, fmt::format("add({}, {})", scaled, channel_param(c, in(n, 2))));
   return true;
 }
@@ -173,10 +174,10 @@ bool lower_mvn(Ctx& c, const Node& n) {
   axes = normalized_axes(axes, rank, n.op->name());
   std::sort(axes.begin(), axes.end());
   std::string x = c.tensor(in(n, 0)), ax = nnef_ints(axes);
-  std::string mean = temp(c, n, "mean", fmt::format("mean_reduce({}, axes = {})", x, ax));
-  std::string centered = temp(c, n, "centered", fmt::format("sub({}, {})", x, mean));
+  std::string mean = node_temp(c, n, "mean", fmt::format("mean_reduce({}, axes = {})", x, ax));
+  std::string centered = node_temp(c, n, "centered", fmt::format("sub({}, {})", x, mean));
   std::string sd =
-      temp(c, n, "std", fmt::format("sqrt(mean_reduce(sqr({}), axes = {}))", centered, ax));
+      node_temp(c, n, "std", fmt::format("sqrt(mean_reduce(sqr({}), axes = {}))", centered, ax));
   c.assign(n, 0, fmt::format("div({}, add({}, 1e-09))", centered, sd));
   return true;
 }
@@ -239,11 +240,11 @@ bool lower_pad_wrap(Ctx& c, const Node& n) {
     if (cut.copies > 1) {
       std::vector<int64_t> repeats(rank, 1);
       repeats[cut.axis] = cut.copies;
-      v = temp(c, n, "tiled", fmt::format("tile({}, repeats = {})", v, nnef_ints(repeats)));
+      v = node_temp(c, n, "tiled", fmt::format("tile({}, repeats = {})", v, nnef_ints(repeats)));
     }
-    v = temp(c, n, "wrapped",
-             fmt::format("slice({}, axes = [{}], begin = [{}], end = [{}], stride = [1])", v,
-                         cut.axis, cut.start, cut.start + cut.length));
+    v = node_temp(c, n, "wrapped",
+                  fmt::format("slice({}, axes = [{}], begin = [{}], end = [{}], stride = [1])", v,
+                              cut.axis, cut.start, cut.start + cut.length));
   }
   c.assign(n, 0, fmt::format("copy({})", v));
   return true;
@@ -272,12 +273,13 @@ bool lower_gather(Ctx& c, const Node& n) {
   std::string x_id = c.tensor(in(n, 0)), list;
   for (size_t r = 0; r < runs.size(); r++)
     list += (r ? ", " : "") +
-            temp(c, n, "slice",
-                 fmt::format("slice({}, axes = [{}], begin = [{}], end = [{}], stride = [1])", x_id,
-                             axis, runs[r].first, runs[r].second));
+            node_temp(c, n, "slice",
+                      fmt::format("slice({}, axes = [{}], begin = [{}], end = [{}], stride = [1])",
+                                  x_id, axis, runs[r].first, runs[r].second));
   std::string joined =
-      runs.size() == 1 ? list
-                       : temp(c, n, "joined", fmt::format("concat([{}], axis = {})", list, axis));
+      runs.size() == 1
+          ? list
+          : node_temp(c, n, "joined", fmt::format("concat([{}], axis = {})", list, axis));
   c.assign(n, 0, fmt::format("reshape({}, shape = {})", joined, c.dims(n.outputs[0].shape)));
   return true;
 }

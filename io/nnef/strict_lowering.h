@@ -26,6 +26,10 @@ struct Lowering {
 const std::map<std::string, Lowering>& strict_lowerings();
 
 namespace ser {
+// A temporary named after node n's output and `suffix` ("<output>_<suffix>"), holding expr:
+// the intermediate values of a lowering.
+std::string node_temp(WriterContext& c, const Node& n, const std::string& suffix,
+                      const std::string& expr);
 // Registered by io/nnef/strict_recurrent.cpp: LSTM and GRU unrolled over their time steps.
 void register_recurrent_lowerings(std::map<std::string, Lowering>& l);
 // Registered by io/nnef/strict_resize.cpp: nearest and linear Resize by integer factors.

@@ -24,7 +24,7 @@ struct Unroll {
   std::vector<ops::Activation> acts;  // per direction block
 
   std::string temp(const std::string& suffix, const std::string& expr) {
-    return c.temp(c.planned_name({n.id, 0}) + "_" + suffix, expr);
+    return node_temp(c, n, suffix, expr);
   }
   // Columns [c0, c1) of row block `d` of a constant [dirs, rows, cols] tensor, transposed:
   // [cols, rows] (so x . W^T is matmul(x, variable)).

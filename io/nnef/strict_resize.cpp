@@ -19,10 +19,6 @@ namespace kiln::nnef::ser {
 
 namespace {
 
-std::string resize_temp(Ctx& c, const Node& n, const std::string& suffix, const std::string& expr) {
-  return c.temp(c.planned_name({n.id, 0}) + "_" + suffix, expr);
-}
-
 bool lower_resize(Ctx& c, const Node& n) {
   OpAttrs a(n);
   if (n.op->name() != "Resize" || a.has("antialias") || a.has("exclude_outside")) return false;
@@ -61,20 +57,20 @@ bool lower_resize(Ctx& c, const Node& n) {
     out_dims[axis] *= f;
     if (ok_nearest) {
       std::string u =
-          resize_temp(c, n, "unsq", fmt::format("unsqueeze({}, axes = [{}])", v, axis + 1));
+          node_temp(c, n, "unsq", fmt::format("unsqueeze({}, axes = [{}])", v, axis + 1));
       std::vector<int64_t> repeats(dims.size() + 1, 1);
       repeats[axis + 1] = f;
       std::string t =
-          resize_temp(c, n, "rep", fmt::format("tile({}, repeats = {})", u, nnef_ints(repeats)));
-      v = resize_temp(c, n, "up", fmt::format("reshape({}, shape = {})", t, nnef_ints(out_dims)));
+          node_temp(c, n, "rep", fmt::format("tile({}, repeats = {})", u, nnef_ints(repeats)));
+      v = node_temp(c, n, "up", fmt::format("reshape({}, shape = {})", t, nnef_ints(out_dims)));
     } else {
       std::vector<int64_t> before(dims.size(), 0), after(dims.size(), 0);
       before[axis] = after[axis] = 1;
-      std::string p = resize_temp(
+      std::string p = node_temp(
           c, n, "edge",
           fmt::format("pad({}, padding = {}, border = 'replicate')", v, pairs(before, after)));
       auto shifted = [&](int64_t offset) {  // x[q + offset] for q in [0, d)
-        return resize_temp(
+        return node_temp(
             c, n, "shift",
             fmt::format("slice({}, axes = [{}], begin = [{}], end = [{}], stride = [1])", p, axis,
                         1 + offset, 1 + offset + dims[axis]));
@@ -86,17 +82,17 @@ bool lower_resize(Ctx& c, const Node& n) {
         std::string& other = d < 0 ? prev : next;
         if (other.empty()) other = shifted(d < 0 ? -1 : 1);
         double w = std::fabs(d);
-        std::string phase = resize_temp(c, n, "phase",
-                                        fmt::format("add(mul({}, {}), mul({}, {}))", centre,
-                                                    nnef_real(1.0 - w), other, nnef_real(w)));
+        std::string phase = node_temp(c, n, "phase",
+                                      fmt::format("add(mul({}, {}), mul({}, {}))", centre,
+                                                  nnef_real(1.0 - w), other, nnef_real(w)));
         phases +=
             (r ? ", " : "") +
-            resize_temp(c, n, "phase", fmt::format("unsqueeze({}, axes = [{}])", phase, axis + 1));
+            node_temp(c, n, "phase", fmt::format("unsqueeze({}, axes = [{}])", phase, axis + 1));
       }
       std::string joined =
-          resize_temp(c, n, "phases", fmt::format("concat([{}], axis = {})", phases, axis + 1));
-      v = resize_temp(c, n, "up",
-                      fmt::format("reshape({}, shape = {})", joined, nnef_ints(out_dims)));
+          node_temp(c, n, "phases", fmt::format("concat([{}], axis = {})", phases, axis + 1));
+      v = node_temp(c, n, "up",
+                    fmt::format("reshape({}, shape = {})", joined, nnef_ints(out_dims)));
     }
     dims = out_dims;
   }

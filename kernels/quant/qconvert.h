@@ -50,18 +50,4 @@ QConvert qconvert_avx2();
 QConvert qconvert_avx512();
 #endif
 
-// The scalar definitions the kernels follow (one element).
-inline float q8_dequantize_one(int32_t v, Q8 q) {
-  return static_cast<float>(v - q.zp) * q.scale;
-}
-inline int32_t q8_quantize_one(float x, Q8 q) {
-  const float lo = static_cast<float>((q.is_signed ? -128 : 0) - q.zp);
-  const float hi = static_cast<float>((q.is_signed ? 127 : 255) - q.zp);
-  float d = x / q.scale;
-  d = d > lo ? d : lo;  // NaN -> lo
-  d = d < hi ? d : hi;
-  const float r = (d + 12582912.0f) - 12582912.0f;  // half to even, exact for |d| < 2^22
-  return static_cast<int32_t>(r) + q.zp;
-}
-
 }  // namespace kiln::kernels

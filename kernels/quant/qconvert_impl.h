@@ -8,9 +8,10 @@
 // clamp). Dequantized values pass an empty asm statement (q_rounded): with FMA flags the
 // compiler would otherwise fuse add's product (a - za) * sa into the sum, rounding once where
 // the reference rounds twice.
-// The last n % kSimdFloats values go through the same vector code on a padded copy.
+// The last n % kSimdFloats values go through the same vector code on padded copies (q_map).
 #pragma once
 
+#include <array>
 #include <cstring>
 #include <type_traits>
 
@@ -147,64 +148,65 @@ struct QQuant {
   }
 };
 
+// Loads and stores of kQW values: floats as they are, 8-bit values widened to / narrowed from
+// i32 lanes.
+inline QVf q_ld(const float* p) {
+  return q_loadf(p);
+}
+template <class X>
+inline QVi q_ld(const X* p) {
+  return q_load(p);
+}
+inline void q_st(float* p, QVf v) {
+  q_storef(p, v);
+}
+template <class Y>
+inline void q_st(Y* p, QVi v) {
+  q_store(p, v);
+}
+
+// y[i] = f(x[i]...) for i < n, kQW values at a time; the last n % kQW through the same code on
+// zero-padded copies of the inputs.
+template <class Y, class F, class... X>
+void q_map(Y* y, int64_t n, F f, const X*... x) {
+  int64_t i = 0;
+  for (; i + kQW <= n; i += kQW) q_st(y + i, f(q_ld(x + i)...));
+  if (i == n) return;
+  const size_t r = static_cast<size_t>(n - i);
+  auto padded = [&](const auto* p) {
+    std::array<std::remove_const_t<std::remove_pointer_t<decltype(p)>>, kQW> b{};
+    std::memcpy(b.data(), p + i, r * sizeof(b[0]));
+    return b;
+  };
+  Y yb[kQW];
+  q_st(yb, f(q_ld(padded(x).data())...));
+  std::memcpy(y + i, yb, r * sizeof(Y));
+}
+
 template <class Y>
 void q_quantize_t(const float* x, Y* y, int64_t n, Q8 q) {
-  const QQuant qz(q);
-  int64_t i = 0;
-  for (; i + kQW <= n; i += kQW) q_store(y + i, qz(q_loadf(x + i)));
-  if (i < n) {
-    float xb[kQW] = {};
-    Y yb[kQW];
-    std::memcpy(xb, x + i, static_cast<size_t>(n - i) * sizeof(float));
-    q_store(yb, qz(q_loadf(xb)));
-    std::memcpy(y + i, yb, static_cast<size_t>(n - i) * sizeof(Y));
-  }
+  q_map(y, n, QQuant(q), x);
 }
 
 template <class X>
 void q_dequantize_t(const X* x, float* y, int64_t n, Q8 q) {
-  const QDeq dq(q);
-  int64_t i = 0;
-  for (; i + kQW <= n; i += kQW) q_storef(y + i, dq(q_load(x + i)));
-  if (i < n) {
-    X xb[kQW] = {};
-    float yb[kQW];
-    std::memcpy(xb, x + i, static_cast<size_t>(n - i) * sizeof(X));
-    q_storef(yb, dq(q_load(xb)));
-    std::memcpy(y + i, yb, static_cast<size_t>(n - i) * sizeof(float));
-  }
+  q_map(y, n, QDeq(q), x);
 }
 
 template <class X, class Y>
 void q_requantize_t(const X* x, Y* y, int64_t n, Q8 xq, Q8 yq) {
   const QDeq dq(xq);
   const QQuant qz(yq);
-  int64_t i = 0;
-  for (; i + kQW <= n; i += kQW) q_store(y + i, qz(dq(q_load(x + i))));
-  if (i < n) {
-    X xb[kQW] = {};
-    Y yb[kQW];
-    std::memcpy(xb, x + i, static_cast<size_t>(n - i) * sizeof(X));
-    q_store(yb, qz(dq(q_load(xb))));
-    std::memcpy(y + i, yb, static_cast<size_t>(n - i) * sizeof(Y));
-  }
+  q_map(
+      y, n, [&](QVi v) { return qz(dq(v)); }, x);
 }
 
 template <class A, class B, class Y>
 void q_add_t(const A* a, const B* b, Y* y, int64_t n, Q8 aq, Q8 bq, Q8 yq) {
   const QDeq da(aq), db(bq);
   const QQuant qz(yq);
-  int64_t i = 0;
-  for (; i + kQW <= n; i += kQW) q_store(y + i, qz(da(q_load(a + i)) + db(q_load(b + i))));
-  if (i < n) {
-    A ab[kQW] = {};
-    B bb[kQW] = {};
-    Y yb[kQW];
-    std::memcpy(ab, a + i, static_cast<size_t>(n - i) * sizeof(A));
-    std::memcpy(bb, b + i, static_cast<size_t>(n - i) * sizeof(B));
-    q_store(yb, qz(da(q_load(ab)) + db(q_load(bb))));
-    std::memcpy(y + i, yb, static_cast<size_t>(n - i) * sizeof(Y));
-  }
+  q_map(
+      y, n, [&](QVi va, QVi vb) { return qz(da(va) + db(vb)); }, a, b);
 }
 
 // Calls f with a typed pointer: int8_t* when is_signed, else uint8_t*.

@@ -21,6 +21,7 @@
 #include <cstring>
 #include <type_traits>
 
+#include "kernels/quant/qsplit.h"
 #include "kernels/quant/qtile_impl.h"
 
 #if defined(__AVX512F__)
@@ -137,15 +138,7 @@ inline void q_dw_split2(const uint8_t* __restrict src, uint8_t* __restrict even,
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(even + j), _mm256_permute4x64_epi64(e, 0xd8));
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(odd + j), _mm256_permute4x64_epi64(o, 0xd8));
   }
-  const __m128i m16 = _mm_set1_epi16(0xff);
-  for (; j + 16 <= n; j += 16) {
-    const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + 2 * j));
-    const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + 2 * j + 16));
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(even + j),
-                     _mm_packus_epi16(_mm_and_si128(a, m16), _mm_and_si128(b, m16)));
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(odd + j),
-                     _mm_packus_epi16(_mm_srli_epi16(a, 8), _mm_srli_epi16(b, 8)));
-  }
+  for (; j + 16 <= n; j += 16) q8_split2_16(src + 2 * j, even + j, odd + j);
 #endif
   for (; j < n; j++) {
     even[j] = src[2 * j];

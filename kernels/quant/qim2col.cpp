@@ -3,9 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
+#include "kernels/quant/qsplit.h"
 
 namespace kiln::kernels {
 
@@ -36,15 +34,7 @@ void split2(const uint8_t* __restrict src, uint8_t* __restrict even, uint8_t* __
             int64_t n) {
   int64_t j = 0;
 #if defined(__SSE2__)
-  const __m128i lo = _mm_set1_epi16(0x00ff);
-  for (; j < n; j += 16) {
-    const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + 2 * j));
-    const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + 2 * j + 16));
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(even + j),
-                     _mm_packus_epi16(_mm_and_si128(a, lo), _mm_and_si128(b, lo)));
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(odd + j),
-                     _mm_packus_epi16(_mm_srli_epi16(a, 8), _mm_srli_epi16(b, 8)));
-  }
+  for (; j < n; j += 16) q8_split2_16(src + 2 * j, even + j, odd + j);
 #else
   for (; j < n; j++) {
     even[j] = src[2 * j];

@@ -8,13 +8,6 @@ namespace kiln::ops {
 
 using quant::q8;
 
-int32_t requantize_one(int32_t v, float x_scale, int32_t x_zp, float y_scale, int32_t y_zp,
-                       bool y_signed) {
-  const kernels::Q8 y{y_scale, y_zp, y_signed};
-  return kernels::q8_quantize_one(kernels::q8_dequantize_one(v, kernels::Q8{x_scale, x_zp, false}),
-                                  y);
-}
-
 QRequant::QRequant(float x_scale, int32_t x_zp, bool x_signed, float y_scale, int32_t y_zp,
                    bool y_signed)
     : x_scale_(x_scale),
@@ -22,13 +15,7 @@ QRequant::QRequant(float x_scale, int32_t x_zp, bool x_signed, float y_scale, in
       x_zp_(x_zp),
       y_zp_(y_zp),
       x_signed_(x_signed),
-      y_signed_(y_signed) {
-  for (int b = 0; b < 256; b++) {
-    const int32_t v = x_signed ? static_cast<int8_t>(b) : b;
-    table_[static_cast<size_t>(b)] =
-        static_cast<uint8_t>(requantize_one(v, x_scale, x_zp, y_scale, y_zp, y_signed));
-  }
-}
+      y_signed_(y_signed) {}
 
 Attributes QRequant::attributes() const {
   return {{"x", fmt::format("{}*({}-{})", x_scale_, name_of(q8(x_signed_)), x_zp_)},
@@ -48,8 +35,7 @@ void QRequant::eval(EvalContext& ctx, const TensorRefs& inputs) const {
   KILN_ENSURE(x.dtype() == q8(x_signed_), "QRequant: input must be {}, got {}",
               name_of(q8(x_signed_)), name_of(x.dtype()));
   Tensor& y = ctx.output(0, q8(y_signed_), x.shape());
-  // The table's values computed again in the ISA's vector kernel (the same float operations:
-  // bitwise the table, which the kernel test checks), faster than a byte-wise lookup.
+  // In the ISA's vector kernel: the chain's float operations, bitwise (kernels/quant/qconvert.h).
   kernels::qconvert().requantize(x.raw_data(), y.raw_data(), x.numel(),
                                  kernels::Q8{x_scale_, x_zp_, x_signed_},
                                  kernels::Q8{y_scale_, y_zp_, y_signed_});

@@ -77,11 +77,7 @@ void tile(int64_t kg, const int32_t* a, const int32_t* b, const QTileArgs& t, in
   } else {
     for (auto& r : acc) r[0] = r[1] = _mm512_setzero_si512();
   }
-  if (rows == 8 && cols == 32) {
-    q_epilogue<QLanes512, 8, 2>(acc, t);
-    return;
-  }
-  q_edge_x86<QLanes512, 8, 2>(acc, t, rows, cols);
+  q_finish_x86<QLanes512, 8, 2>(acc, t, rows, cols);
 }
 void tile_sa(int64_t kg, const int32_t* a, const int32_t* b, const QTileArgs& t, int rows,
              int cols) {

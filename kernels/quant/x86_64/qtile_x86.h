@@ -46,6 +46,16 @@ template <class S, int MR, int NV>
                 out + static_cast<size_t>(i * NR) * size, static_cast<size_t>(cols) * size);
 }
 
+// The tile's sums to C: the full-tile epilogue, or the edge path for a partial tile.
+template <class S, int MR, int NV>
+inline void q_finish_x86(typename S::VI (&acc)[MR][NV], const QTileArgs& t, int rows, int cols) {
+  if (rows == MR && cols == NV * S::W) {
+    q_epilogue<S, MR, NV>(acc, t);
+    return;
+  }
+  q_edge_x86<S, MR, NV>(acc, t, rows, cols);
+}
+
 template <class S, int MR, int NV, class Dot>
 inline void q_tile_x86(int64_t kg, const int32_t* __restrict a, const int32_t* __restrict b,
                        const QTileArgs& t, int rows, int cols) {
@@ -70,11 +80,7 @@ inline void q_tile_x86(int64_t kg, const int32_t* __restrict a, const int32_t* _
     a += MR;
     b += NV * W;
   }
-  if (rows == MR && cols == NV * W) {
-    q_epilogue<S, MR, NV>(acc, t);
-    return;
-  }
-  q_edge_x86<S, MR, NV>(acc, t, rows, cols);
+  q_finish_x86<S, MR, NV>(acc, t, rows, cols);
 }
 
 }  // namespace
