@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <type_traits>
 
 #include "kernels/epilogue_impl.h"
 #include "kernels/quant/qmmm.h"
@@ -33,6 +34,41 @@ inline TileArgs q_float_args(const QTileArgs& q) {
   f.min = q.min;
   f.max = q.max;
   return f;
+}
+
+// Whether the traits S store two vectors of 8-bit outputs at once (store_q2: the same bytes as
+// two store_q calls).
+template <class S>
+constexpr bool kQStorePairs = requires(typename S::V v, uint8_t* p) {
+  S::template store_q2<false>(p, v, v, 0.f, 0.f, 0);
+};
+
+// The register stage then the requantizing store of 8-bit outputs (Signed: i8, else u8): clamp to
+// the output range minus the zero point, round half to even, add the zero point, narrow. Rows of
+// an even number of vectors go two vectors at a time when S has store_q2.
+template <class S, int R, int NV, bool Signed, class Load>
+[[gnu::always_inline]] inline void q_store_8bit(typename S::V (&v)[R][NV], const TileArgs& f,
+                                                Load&& load, const QTileArgs& q) {
+  using V = typename S::V;
+  using Out = std::conditional_t<Signed, int8_t, uint8_t>;
+  constexpr int W = S::W;
+  Out* c = static_cast<Out*>(q.c);
+  const float lo = static_cast<float>((Signed ? -128 : 0) - q.zero_point);
+  const float hi = static_cast<float>((Signed ? 127 : 255) - q.zero_point);
+  if constexpr (kQStorePairs<S> && NV % 2 == 0) {
+    V held{};
+    epilogue_regs<S, R, NV>(v, f, load, [&](int i, int j, V x) {
+      if (j % 2 == 0) {
+        held = x;
+        return;
+      }
+      S::template store_q2<Signed>(c + i * q.ldc + (j - 1) * W, held, x, lo, hi, q.zero_point);
+    });
+  } else {
+    epilogue_regs<S, R, NV>(v, f, load, [&](int i, int j, V x) {
+      S::template store_q<Signed>(c + i * q.ldc + j * W, x, lo, hi, q.zero_point);
+    });
+  }
 }
 
 template <class S, int R, int NV>
@@ -79,24 +115,12 @@ template <class S, int R, int NV>
                               [&](int i, int j, V x) { S::storef(c + i * q.ldc + j * W, x); });
       break;
     }
-    case OutputType::U8: {
-      uint8_t* c = static_cast<uint8_t*>(q.c);
-      const float lo = static_cast<float>(0 - q.zero_point);
-      const float hi = static_cast<float>(255 - q.zero_point);
-      epilogue_regs<S, R, NV>(v, f, load, [&](int i, int j, V x) {
-        S::template store_q<false>(c + i * q.ldc + j * W, x, lo, hi, q.zero_point);
-      });
+    case OutputType::U8:
+      q_store_8bit<S, R, NV, false>(v, f, load, q);
       break;
-    }
-    case OutputType::I8: {
-      int8_t* c = static_cast<int8_t*>(q.c);
-      const float lo = static_cast<float>(-128 - q.zero_point);
-      const float hi = static_cast<float>(127 - q.zero_point);
-      epilogue_regs<S, R, NV>(v, f, load, [&](int i, int j, V x) {
-        S::template store_q<true>(c + i * q.ldc + j * W, x, lo, hi, q.zero_point);
-      });
+    case OutputType::I8:
+      q_store_8bit<S, R, NV, true>(v, f, load, q);
       break;
-    }
     case OutputType::I32:
       break;
   }

@@ -14,6 +14,7 @@
 #include <map>
 #include <sstream>
 
+#include "base/isa.h"
 #include "core/session.h"
 #include "io/model_loader.h"
 #include "io/nnef/nnef_loader.h"
@@ -138,6 +139,23 @@ TEST_F(QuantizeCli, KwsTdnnRunsOnInt8OpsWithin30dB) {
   ASSERT_EQ(rc, 0) << read_file(dir_ / "ort.log");
   auto ort = kiln::io::read_bundle(ort_out.string(), "output");
   ASSERT_EQ(ort.size(), out.size());
+#if defined(__x86_64__)
+  // On an x86 CPU without VNNI, ONNX Runtime's u8 x s8 kernel sums pairs of products with
+  // VPMADDUBSW, which saturates at 16 bits with the full-range symmetric weights kiln quantize
+  // writes: its outputs then stray from the exact int8 result (measured on an AVX2-only AMD EPYC,
+  // kws_tdnn: ORT 26.4 dB against the float model, kiln 44.1 dB, 7 steps apart). There ORT is no
+  // reference: kiln must be at least as close to the float model as ORT is.
+  if (!kiln::cpu_has(kiln::CpuFeature::Avx512Vnni) && !kiln::cpu_has(kiln::CpuFeature::AvxVnni)) {
+    for (size_t o = 0; o < out.size(); o++) {
+      const auto r = floats(ref[o].tensor);
+      const double kiln_snr = snr_db(floats(out[o]), r), ort_snr = snr_db(floats(ort[o].tensor), r);
+      RecordProperty("ort_snr_db_output_" + std::to_string(o), std::to_string(ort_snr));
+      EXPECT_GE(kiln_snr, ort_snr - 0.5) << "output " << o;
+    }
+    GTEST_SKIP() << "no VNNI: ONNX Runtime's int8 products saturate here, so its outputs are "
+                    "compared by SNR against the float model, not step by step";
+  }
+#endif
   for (size_t o = 0; o < out.size(); o++) {
     const double step = output_step(q_proto, static_cast<int>(o));
     ASSERT_GT(step, 0) << "output " << o << " is not a quantized tensor";

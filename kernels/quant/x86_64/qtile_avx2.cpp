@@ -40,9 +40,26 @@ struct QLanes256 {
     const __m128i bytes = Signed ? _mm_packs_epi16(w, w) : _mm_packus_epi16(w, w);
     _mm_storel_epi64(reinterpret_cast<__m128i*>(p), bytes);
   }
+  // Two vectors (2W outputs) as store_q would store them one after the other, packed together:
+  // one VPACKSSDW / VPACK(S|U)SWB of both and one lane-order fix instead of two extracts, two
+  // 128-bit packs and two stores (q_epilogue uses it for the even / odd vectors of a row).
+  template <bool Signed, class T>
+  static void store_q2(T* p, V v0, V v1, float lo, float hi, int32_t zp) {
+    const V l = _mm256_set1_ps(lo), h = _mm256_set1_ps(hi);
+    const VI z = _mm256_set1_epi32(zp);
+    const VI q0 = _mm256_add_epi32(_mm256_cvtps_epi32(_mm256_min_ps(_mm256_max_ps(v0, l), h)), z);
+    const VI q1 = _mm256_add_epi32(_mm256_cvtps_epi32(_mm256_min_ps(_mm256_max_ps(v1, l), h)), z);
+    // words: q0[0..3] q1[0..3] | q0[4..7] q1[4..7]
+    const VI w = _mm256_packs_epi32(q0, q1);
+    // bytes, as double words: q0[0..3] q1[0..3] (twice) | q0[4..7] q1[4..7] (twice)
+    const VI bytes = Signed ? _mm256_packs_epi16(w, w) : _mm256_packus_epi16(w, w);
+    const VI ordered =
+        _mm256_permutevar8x32_epi32(bytes, _mm256_setr_epi32(0, 4, 1, 5, 0, 4, 1, 5));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(p), _mm256_castsi256_si128(ordered));
+  }
 };
 
-// The 6 x 16 sums over kg >= 1 groups. VPMADDWD does not accumulate, so a tile of 12
+// The 6 x 16 sums over kg groups. VPMADDWD does not accumulate, so a tile of 12
 // accumulators needs 16 registers: the two B vectors, the broadcast A pair and the product. Left
 // to itself GCC spilled accumulators to the stack in every k step (half the tile's time on
 // mobilenet_v2); the loop is therefore written in assembly with exactly those 16 registers.
@@ -55,47 +72,48 @@ struct QLanes256 {
   "vpmaddwd %%ymm13, %%ymm14, %%ymm15\n\t" \
   "vpaddd %%ymm15, %[" #c1 "], %[" #c1 "]\n\t"
 
-[[gnu::always_inline]] inline void sums_6x16(int64_t kg, const int32_t* a, const int32_t* b,
-                                             __m256i (&acc)[6][2]) {
+// The sums (zero when kg == 0) handed to f as a 6 x 2 array of registers.
+template <class F>
+[[gnu::always_inline]] inline void with_sums_6x16(int64_t kg, const int32_t* a, const int32_t* b,
+                                                  F&& f) {
   __m256i c00 = _mm256_setzero_si256(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00;
   __m256i c30 = c00, c31 = c00, c40 = c00, c41 = c00, c50 = c00, c51 = c00;
-  asm volatile(
-      "1:\n\t"
-      "vmovdqa (%[b]), %%ymm12\n\t"
-      "vmovdqa 32(%[b]), %%ymm13\n\t"  //
-      KILN_Q_ROW(0, c00, c01)          //
-      KILN_Q_ROW(4, c10, c11)          //
-      KILN_Q_ROW(8, c20, c21)          //
-      KILN_Q_ROW(12, c30, c31)         //
-      KILN_Q_ROW(16, c40, c41)         //
-      KILN_Q_ROW(20, c50, c51)         //
-      "add $24, %[a]\n\t"
-      "add $64, %[b]\n\t"
-      "dec %[n]\n\t"
-      "jnz 1b\n\t"
-      : [a] "+r"(a), [b] "+r"(b), [n] "+r"(kg), [c00] "+x"(c00), [c01] "+x"(c01), [c10] "+x"(c10),
-        [c11] "+x"(c11), [c20] "+x"(c20), [c21] "+x"(c21), [c30] "+x"(c30), [c31] "+x"(c31),
-        [c40] "+x"(c40), [c41] "+x"(c41), [c50] "+x"(c50), [c51] "+x"(c51)
-      :
-      : "ymm12", "ymm13", "ymm14", "ymm15", "cc", "memory");
-  acc[0][0] = c00, acc[0][1] = c01, acc[1][0] = c10, acc[1][1] = c11;
-  acc[2][0] = c20, acc[2][1] = c21, acc[3][0] = c30, acc[3][1] = c31;
-  acc[4][0] = c40, acc[4][1] = c41, acc[5][0] = c50, acc[5][1] = c51;
+  if (kg > 0) {
+    asm volatile(
+        "1:\n\t"
+        "vmovdqa (%[b]), %%ymm12\n\t"
+        "vmovdqa 32(%[b]), %%ymm13\n\t"  //
+        KILN_Q_ROW(0, c00, c01)          //
+        KILN_Q_ROW(4, c10, c11)          //
+        KILN_Q_ROW(8, c20, c21)          //
+        KILN_Q_ROW(12, c30, c31)         //
+        KILN_Q_ROW(16, c40, c41)         //
+        KILN_Q_ROW(20, c50, c51)         //
+        "add $24, %[a]\n\t"
+        "add $64, %[b]\n\t"
+        "dec %[n]\n\t"
+        "jnz 1b\n\t"
+        : [a] "+r"(a), [b] "+r"(b), [n] "+r"(kg), [c00] "+x"(c00), [c01] "+x"(c01), [c10] "+x"(c10),
+          [c11] "+x"(c11), [c20] "+x"(c20), [c21] "+x"(c21), [c30] "+x"(c30), [c31] "+x"(c31),
+          [c40] "+x"(c40), [c41] "+x"(c41), [c50] "+x"(c50), [c51] "+x"(c51)
+        :
+        : "ymm12", "ymm13", "ymm14", "ymm15", "cc", "memory");
+  }
+  __m256i acc[6][2] = {{c00, c01}, {c10, c11}, {c20, c21}, {c30, c31}, {c40, c41}, {c50, c51}};
+  f(acc);
 }
 #undef KILN_Q_ROW
 
 void tile(int64_t kg, const int32_t* a, const int32_t* b, const QTileArgs& t, int rows, int cols) {
-  __m256i acc[6][2];
-  if (kg > 0) {
-    sums_6x16(kg, a, b, acc);
-  } else {
-    for (auto& r : acc) r[0] = r[1] = _mm256_setzero_si256();
-  }
+  // Each path gets its own copy of the sums: the full-tile epilogue's stays in registers (with one
+  // array shared by both paths, the edge path's need of an address made GCC store and reload all
+  // 12 accumulators around every tile's epilogue).
   if (rows == 6 && cols == 16) {
-    q_epilogue<QLanes256, 6, 2>(acc, t);
+    with_sums_6x16(kg, a, b, [&](__m256i(&acc)[6][2]) { q_epilogue<QLanes256, 6, 2>(acc, t); });
     return;
   }
-  q_edge_x86<QLanes256, 6, 2>(acc, t, rows, cols);
+  with_sums_6x16(kg, a, b,
+                 [&](__m256i(&acc)[6][2]) { q_edge_x86<QLanes256, 6, 2>(acc, t, rows, cols); });
 }
 
 void row(const int32_t* acc, int64_t n, const QTileArgs& t) {
