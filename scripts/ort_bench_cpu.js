@@ -4,7 +4,7 @@
 // ../shared/bench/ort_bench.js (session options from its ort_common.js, warm-up, back-to-back
 // `await session.run(feeds)` timed with process.hrtime) plus the process's CPU time
 // (process.cpuUsage: user + system, all threads) over the timed runs. Prints one JSON line:
-//   {"median_ms", "cpu_ms" (mean CPU per run), "runs", "threads"}
+//   {"median_ms", "min_ms", "cpu_ms" (mean CPU per run), "runs", "threads"}
 //
 //   node scripts/ort_bench_cpu.js BENCH_DIR MODEL_DIR THREADS RUNS WARMUP
 const path = require('path');
@@ -33,6 +33,7 @@ async function main() {
   const median = n % 2 ? times[(n - 1) / 2] : (times[n / 2 - 1] + times[n / 2]) / 2;
   console.log(JSON.stringify({
     median_ms: Math.round(median * 1000) / 1000,
+    min_ms: Math.round(times[0] * 1000) / 1000,
     cpu_ms: Math.round((cpu.user + cpu.system) / 1e3 / n * 1000) / 1000,
     runs: n,
     threads: parseInt(threads, 10),

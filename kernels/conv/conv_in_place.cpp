@@ -13,14 +13,21 @@ bool conv_in_place_supported(const MicroKernel& kernel, const ConvGeometry& geo)
   return kernel.in_place != nullptr && is_planar(geo) && geo.stride[2] == 1 && geo.out_size() > 0;
 }
 
-bool conv_in_place_pays(const MicroKernel& kernel, const ConvGeometry& geo) {
+bool conv_in_place_pays(const MicroKernel& kernel, const ConvGeometry& geo, int64_t m) {
   if (!conv_in_place_supported(kernel, geo)) return false;
   // A row's last, partial tile costs about its vectors (of 8 lanes): the row's useful share of
   // what its tiles cost.
   const int64_t nr = kernel.nr, ow = geo.out[2];
   const int64_t full = ow / nr, rest = ow % nr;
   const double cost = static_cast<double>(full) + static_cast<double>((rest + 7) / 8 * 8) / nr;
-  return static_cast<double>(ow) / nr / cost >= 0.95;
+  const double in_place = static_cast<double>(ow) / nr / cost;
+  // The im2col path's share: its panel copy costs about as much as kCopyRows more rows of the
+  // product. Measured on conv2d_stream's 16-channel dilated 3x3 conv (AMD EPYC Zen 3, AVX2, 1
+  // thread; 200 x 20 plane, in place at 0.83): the model ran in 0.42 ms in place against 0.50 ms
+  // through im2col panels; 4 is the conservative end (16 channels: 0.80).
+  constexpr double kCopyRows = 4;
+  const double im2col = static_cast<double>(m) / (static_cast<double>(m) + kCopyRows);
+  return in_place >= 0.95 || in_place >= im2col;
 }
 
 void conv_in_place(const MicroKernel& kernel, int64_t m, int64_t channels, const ConvGeometry& geo,

@@ -16,9 +16,11 @@ namespace kiln::kernels {
 // Whether `kernel` can run `geo` in place: it has an in-place tile, and `geo` is 2-D with stride 1
 // along x.
 bool conv_in_place_supported(const MicroKernel& kernel, const ConvGeometry& geo);
-// Whether it also pays: the output rows fill the kernel's tiles well enough (few lanes of the
-// last tile of each row idle) that skipping the im2col copy wins.
-bool conv_in_place_pays(const MicroKernel& kernel, const ConvGeometry& geo);
+// Whether it also pays for a product of m rows (output channels per group): the output rows fill
+// the kernel's tiles well enough (few lanes of the last tile of each row idle) that skipping the
+// im2col copy wins. The copy's cost is shared by the m rows, so with few output channels a row's
+// idle lanes cost less than the copy.
+bool conv_in_place_pays(const MicroKernel& kernel, const ConvGeometry& geo, int64_t m);
 
 // y[m, out_size] = epilogue(W * im2col(x)) with W packed in kernel.mr-row panels (k = channels *
 // kernel size) and x `channels` planes of geo.in. `padded`: Im2colSource::padded_floats(channels,

@@ -184,7 +184,7 @@ ConvPlan ConvKernel::plan(const ConvGeometry& geo, int threads) const {
   }
   p.padded_at = 0;
   const size_t padded = lines(Im2colSource::padded_floats(cg, geo));
-  if (conv_in_place_pays(*kernel_, geo)) {
+  if (conv_in_place_pays(*kernel_, geo, mg)) {
     // Output rows that fill whole tiles: the taps are read from the padded planes.
     p.path = ConvPath::InPlace;
     p.offsets_at = padded;

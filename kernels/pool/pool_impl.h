@@ -236,8 +236,28 @@ void column_max(const float* x, int64_t ld, int64_t rows, float* rr) {
   }
 }
 
+// out[t] = max(r[2t], r[2t + 1]) for t < count, in row_window_max<2>'s order (from -inf, the
+// even tap first); reads r[0 .. 2 count) only.
+void pairs_max(const float* r, int64_t count, float* out) {
+  const Vf lowest = splat(-std::numeric_limits<float>::infinity());
+  int64_t t = 0;
+  for (; t + kW <= count; t += kW) {
+    const Vf lo = load(r + 2 * t), hi = load(r + 2 * t + kW);
+    store(out + t, keep_max(odd_lanes(lo, hi), keep_max(even_lanes(lo, hi), lowest)));
+  }
+  for (; t < count; t++)
+    out[t] = keep_max(r[2 * t + 1], keep_max(r[2 * t], -std::numeric_limits<float>::infinity()));
+}
+
 void max_pool_2d_impl(const float* x, float* y, int64_t planes, const MaxPool2dGeometry& g,
                       float* rr) {
+  // 1 x 2 windows of stride 2 that tile the rows exactly, no padding (pooling the frequency axis
+  // of audio feature maps): every plane's rows are one run of pairs, with no per-row work.
+  if (g.kernel_h == 1 && g.stride_h == 1 && g.pad_h == 0 && g.out_h == g.in_h && g.kernel_w == 2 &&
+      g.stride_w == 2 && g.pad_w == 0 && g.in_w == 2 * g.out_w) {
+    pairs_max(x, planes * g.out_h * g.out_w, y);
+    return;
+  }
   const float lowest = -std::numeric_limits<float>::infinity();
   const int64_t ih = g.in_h, iw = g.in_w, oh = g.out_h, ow = g.out_w;
   const int64_t kh = g.kernel_h, kw = g.kernel_w, sy = g.stride_h, sx = g.stride_w;

@@ -284,10 +284,21 @@ TEST(KernelsConvInPlace, RandomGeometriesMatchNaiveConvolution) {
 TEST(KernelsConvInPlace, PaysOnlyForRowsThatFillTiles) {
   for (const MicroKernel* k : in_place_kernels()) {
     ConvGeometry g = make_geo(16 * k->nr, 16 * k->nr, 3, 3, 1, 1, 1, 1);
-    EXPECT_TRUE(kernels::conv_in_place_pays(*k, g)) << k->name;
-    // One column more: every row ends with a one-column tile.
+    EXPECT_TRUE(kernels::conv_in_place_pays(*k, g, 64)) << k->name;
+    EXPECT_TRUE(kernels::conv_in_place_pays(*k, g, 1)) << k->name;
+    // One column more: every row ends with a one-column tile (efficiency (nr + 1) / (nr + 8)).
     g = make_geo(16 * k->nr, k->nr + 1, 3, 3, 1, 1, 1, 1);
-    EXPECT_FALSE(kernels::conv_in_place_pays(*k, g)) << k->name;
+    EXPECT_FALSE(kernels::conv_in_place_pays(*k, g, 64)) << k->name;
+    // With two output channels the im2col copy costs more than the idle lanes.
+    EXPECT_TRUE(kernels::conv_in_place_pays(*k, g, 2)) << k->name;
+    if (k->nr == 16) {
+      EXPECT_FALSE(kernels::conv_in_place_pays(*k, g, 16)) << k->name;  // 0.71 < 0.80
+      // conv2d_stream's 20-wide rows (0.83 of their tiles): in place for its 16 output channels,
+      // im2col panels for 64 (0.94).
+      g = make_geo(200, 20, 3, 3, 1, 2, 1, 1);
+      EXPECT_TRUE(kernels::conv_in_place_pays(*k, g, 16)) << k->name;
+      EXPECT_FALSE(kernels::conv_in_place_pays(*k, g, 64)) << k->name;
+    }
     // Stride 2 along x: columns are not contiguous.
     g = make_geo(20, 20, 3, 3, 1, 1, 1, 1);
     g.stride[2] = 2;

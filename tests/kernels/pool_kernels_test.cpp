@@ -223,6 +223,56 @@ TEST(KernelsPool, MaxPool3x3Stride2EveryWidthEveryIsa) {
   EXPECT_GT(nan_windows, 1000);
 }
 
+// 1 x 2 windows of stride 2 that tile the rows (the frequency pool of audio feature maps: one run
+// of pairs over every plane): output widths 1..40 (shorter than a vector of every ISA, whole
+// vectors, scalar tails), heights 1..4, 1..3 planes; exact against the reference op, then with
+// NaNs against the documented order, nothing written outside y.
+TEST(KernelsPool, MaxPool1x2Stride2PairsEveryIsa) {
+  std::mt19937 rng(9);
+  std::uniform_real_distribution<float> d(-1, 1);
+  int nan_windows = 0;
+  for (int64_t ow = 1; ow <= 40; ow++) {
+    Case c;
+    const int64_t ih = 1 + ow % 4, iw = 2 * ow, planes = 1 + ow % 3;
+    c.x_shape = Shape{1, planes, ih, iw};
+    c.g.kernel = {1, 2};
+    c.g.strides = {1, 2};
+    c.g.pads = {0, 0, 0, 0};
+    c.k = kernels::MaxPool2dGeometry{ih, iw, ih, ow, 1, 2, 1, 2, 0, 0};
+    std::vector<float> v(static_cast<size_t>(shape_numel(c.x_shape)));
+    for (auto& e : v) e = d(rng);
+    ops::Pool pool(ops::PoolKind::Max, c.g, ops::Pool::Options{});
+    Tensor want = run_op(pool, {Tensor::from_vector<float>(c.x_shape, v)}, 1)[0];
+    const int64_t n = planes * ih * ow, guard = 20;
+    ASSERT_EQ(want.numel(), n);
+    std::vector<float> nan_in = v;
+    for (auto& e : nan_in) {
+      if (pick(rng, 0, 3) == 0) e = std::nanf("");
+    }
+    const std::vector<float> nan_want = model_max_pool(c, nan_in, nan_windows);
+    for (kernels::Isa isa : kernels::supported_isas()) {
+      for (bool nans : {false, true}) {
+        std::vector<float> y(static_cast<size_t>(n + 2 * guard), 7.0f);
+        std::vector<float> row(static_cast<size_t>(iw + 1), 3.0f);
+        kernels::pool_kernels(isa).max_pool_2d(nans ? nan_in.data() : v.data(), y.data() + guard,
+                                               planes, c.k, row.data());
+        for (int64_t i = 0; i < guard; i++) {
+          ASSERT_EQ(y[i], 7.0f) << kernels::isa_name(isa) << " wrote before y, width " << iw;
+          ASSERT_EQ(y[guard + n + i], 7.0f) << kernels::isa_name(isa) << " wrote past y";
+        }
+        for (int64_t i = 0; i < n; i++) {
+          const float got = y[guard + i];
+          const float expect = nans ? nan_want[i] : want.data<float>()[i];
+          ASSERT_TRUE(got == expect || (std::isnan(got) && std::isnan(expect)))
+              << kernels::isa_name(isa) << (nans ? " with NaNs" : "") << " at " << i << " in " << ih
+              << "x" << iw << ": " << got << " vs " << expect;
+        }
+      }
+    }
+  }
+  EXPECT_GT(nan_windows, 100);
+}
+
 TEST(KernelsPool, AveragePlanesWithinStatedErrorEveryIsa) {
   std::mt19937 rng(7);
   const std::vector<int64_t> sizes = {1,  2,  3,  4,  5,  7,  8,   9,   15,

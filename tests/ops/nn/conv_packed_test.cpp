@@ -170,7 +170,7 @@ TEST(OpsConvPacked, InPlacePaths) {
     geo.out[1] = 5;
     geo.kernel[1] = geo.kernel[2] = 3;
     geo.pad[1] = geo.pad[2] = 1;
-    EXPECT_TRUE(kernels::conv_in_place_pays(kernel, geo));
+    EXPECT_TRUE(kernels::conv_in_place_pays(kernel, geo, 64));
   }
 
   // A fused residual: y = conv(x) + r.
