@@ -139,6 +139,13 @@ inline void q_dw_split2(const uint8_t* __restrict src, uint8_t* __restrict even,
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(odd + j), _mm256_permute4x64_epi64(o, 0xd8));
   }
   for (; j + 16 <= n; j += 16) q8_split2_16(src + 2 * j, even + j, odd + j);
+  if (j < n && n >= 8) {
+    // The last 8 to 15 pairs: 8 at a time, the last 8 overlapping the ones before (the same
+    // bytes written again) -- phase rows of a 28- or 56-wide input, no byte loop.
+    for (; j + 8 <= n; j += 8) q8_split2_8(src + 2 * j, even + j, odd + j);
+    if (j < n) q8_split2_8(src + 2 * (n - 8), even + n - 8, odd + n - 8);
+    return;
+  }
 #endif
   for (; j < n; j++) {
     even[j] = src[2 * j];
@@ -170,12 +177,20 @@ void q_dw_pad(const QDepthwisePlane& g, const QDwLayout& l, const T* __restrict 
       std::memcpy(row + a, x + iy * g.w, static_cast<size_t>(n) * sizeof(T));
       continue;
     }
-    std::memcpy(tmp + a, x + iy * g.w, static_cast<size_t>(n) * sizeof(T));
     if (l.s == 2) {
-      q_dw_split2(reinterpret_cast<const uint8_t*>(tmp), reinterpret_cast<uint8_t*>(row),
-                  reinterpret_cast<uint8_t*>(row + phase_plane), l.lp);
+      // Straight from the input row, no padded copy in between: padded column c = a + i holds
+      // x[i] and goes to phase c % 2 at c / 2, so x's even bytes go to phase a % 2 from a / 2 on
+      // and its odd bytes to phase (a + 1) % 2 from (a + 1) / 2 on. The phase rows' other bytes
+      // are padding, written once (`reuse`: by an earlier plane of the same geometry).
+      const uint8_t* xr = reinterpret_cast<const uint8_t*>(x + iy * g.w);
+      uint8_t* ph[2] = {reinterpret_cast<uint8_t*>(row),
+                        reinterpret_cast<uint8_t*>(row + phase_plane)};
+      uint8_t* ev = ph[a % 2] + a / 2;
+      q_dw_split2(xr, ev, ph[(a + 1) % 2] + (a + 1) / 2, n / 2);
+      if (n % 2) ev[n / 2] = xr[n - 1];
       continue;
     }
+    std::memcpy(tmp + a, x + iy * g.w, static_cast<size_t>(n) * sizeof(T));
     for (int64_t q = 0; q < l.s; q++) {
       T* ph = row + q * phase_plane;
       for (int64_t j = 0; j < l.lp; j++) ph[j] = tmp[j * l.s + q];
