@@ -177,11 +177,13 @@ void q_dw_pad(const QDepthwisePlane& g, const QDwLayout& l, const T* __restrict 
       std::memcpy(row + a, x + iy * g.w, static_cast<size_t>(n) * sizeof(T));
       continue;
     }
-    if (l.s == 2) {
+    if (l.s == 2 && n >= 16) {
       // Straight from the input row, no padded copy in between: padded column c = a + i holds
       // x[i] and goes to phase c % 2 at c / 2, so x's even bytes go to phase a % 2 from a / 2 on
       // and its odd bytes to phase (a + 1) % 2 from (a + 1) / 2 on. The phase rows' other bytes
-      // are padding, written once (`reuse`: by an earlier plane of the same geometry).
+      // are padding, written once (`reuse`: by an earlier plane of the same geometry). Rows of
+      // fewer than 8 pairs (a 14-wide input) stay on the padded copy below, whose whole phase rows
+      // (8 pairs there) split in one vector step: measured faster than 7 pairs byte by byte.
       const uint8_t* xr = reinterpret_cast<const uint8_t*>(x + iy * g.w);
       uint8_t* ph[2] = {reinterpret_cast<uint8_t*>(row),
                         reinterpret_cast<uint8_t*>(row + phase_plane)};
@@ -191,6 +193,11 @@ void q_dw_pad(const QDepthwisePlane& g, const QDwLayout& l, const T* __restrict 
       continue;
     }
     std::memcpy(tmp + a, x + iy * g.w, static_cast<size_t>(n) * sizeof(T));
+    if (l.s == 2) {
+      q_dw_split2(reinterpret_cast<const uint8_t*>(tmp), reinterpret_cast<uint8_t*>(row),
+                  reinterpret_cast<uint8_t*>(row + phase_plane), l.lp);
+      continue;
+    }
     for (int64_t q = 0; q < l.s; q++) {
       T* ph = row + q * phase_plane;
       for (int64_t j = 0; j < l.lp; j++) ph[j] = tmp[j * l.s + q];
