@@ -12,6 +12,7 @@
 #include <cmath>
 #include <limits>
 #include <random>
+#include <string>
 
 #include "kernels/pool/max_pool_q8.h"
 #include "kernels/pool/pool.h"
@@ -161,6 +162,36 @@ TEST(KernelsPool, MaxPoolNaNsFollowTheDocumentedOrderEveryIsa) {
   EXPECT_GT(nan_windows, 1000);
 }
 
+// max_pool_2d of every ISA on c's planes of v and of nan_in, into y between guard floats:
+// exactly `want` (the reference op's output) and `nan_want` (the documented order, NaN positions
+// included), and nothing written outside y. `what` names the case in failures.
+void expect_guarded_every_isa(const Case& c, const std::vector<float>& v, const Tensor& want,
+                              const std::vector<float>& nan_in, const std::vector<float>& nan_want,
+                              const std::string& what) {
+  const int64_t planes = c.x_shape[0] * c.x_shape[1];
+  const int64_t n = planes * c.k.out_h * c.k.out_w, guard = 40;
+  ASSERT_EQ(want.numel(), n) << what;
+  for (kernels::Isa isa : kernels::supported_isas()) {
+    for (bool nans : {false, true}) {
+      std::vector<float> y(static_cast<size_t>(n + 2 * guard), 7.0f);
+      std::vector<float> row(static_cast<size_t>(c.k.in_w + 1), 3.0f);
+      kernels::pool_kernels(isa).max_pool_2d(nans ? nan_in.data() : v.data(), y.data() + guard,
+                                             planes, c.k, row.data());
+      for (int64_t i = 0; i < guard; i++) {
+        ASSERT_EQ(y[i], 7.0f) << kernels::isa_name(isa) << " wrote before y, " << what;
+        ASSERT_EQ(y[guard + n + i], 7.0f) << kernels::isa_name(isa) << " wrote past y, " << what;
+      }
+      for (int64_t i = 0; i < n; i++) {
+        const float got = y[guard + i];
+        const float expect = nans ? nan_want[i] : want.data<float>()[i];
+        ASSERT_TRUE(got == expect || (std::isnan(got) && std::isnan(expect)))
+            << kernels::isa_name(isa) << (nans ? " with NaNs" : "") << " at " << i << " in " << what
+            << ": " << got << " vs " << expect;
+      }
+    }
+  }
+}
+
 // The 3x3 stride-2 windows read straight from whole kernel rows (two output rows at once when the
 // vertical stride is 2 too): every row width 3..80 (output rows shorter than one vector of every
 // ISA, whole vectors, an overlapping last vector), heights 3..12 (pairs and a single last row),
@@ -184,39 +215,21 @@ TEST(KernelsPool, MaxPool3x3Stride2EveryWidthEveryIsa) {
     auto r = c.g.complete(2, "MaxPool").resolve(spatial, "MaxPool");
     c.k = kernels::MaxPool2dGeometry{ih, iw, r.output[0], r.output[1],    3,
                                      3,  sy, 2,           r.pad_begin[0], r.pad_begin[1]};
-    const int64_t planes = c.x_shape[1];
     std::vector<float> v(static_cast<size_t>(shape_numel(c.x_shape)));
     for (auto& e : v) e = d(rng);
     ops::Pool pool(ops::PoolKind::Max, c.g, ops::Pool::Options{});
     Tensor want = run_op(pool, {Tensor::from_vector<float>(c.x_shape, v)}, 2)[0];
-    const int64_t n = planes * c.k.out_h * c.k.out_w, guard = 40;
-    ASSERT_EQ(want.numel(), n);
     std::vector<float> nan_in = v;
     for (auto& e : nan_in) {
       if (pick(rng, 0, 4) == 0) e = std::nanf("");
     }
     const std::vector<float> nan_want = model_max_pool(c, nan_in, nan_windows);
-    for (kernels::Isa isa : kernels::supported_isas()) {
-      for (bool nans : {false, true}) {
-        std::vector<float> y(static_cast<size_t>(n + 2 * guard), 7.0f);
-        std::vector<float> row(static_cast<size_t>(iw + 1), 3.0f);
-        kernels::pool_kernels(isa).max_pool_2d(nans ? nan_in.data() : v.data(), y.data() + guard,
-                                               planes, c.k, row.data());
-        for (int64_t i = 0; i < guard; i++) {
-          ASSERT_EQ(y[i], 7.0f) << kernels::isa_name(isa) << " wrote before y, width " << iw;
-          ASSERT_EQ(y[guard + n + i], 7.0f)
-              << kernels::isa_name(isa) << " wrote past y, width " << iw;
-        }
-        for (int64_t i = 0; i < n; i++) {
-          const float got = y[guard + i];
-          const float expect = nans ? nan_want[i] : want.data<float>()[i];
-          ASSERT_TRUE(got == expect || (std::isnan(got) && std::isnan(expect)))
-              << kernels::isa_name(isa) << (nans ? " with NaNs" : "") << " at " << i << " in " << ih
-              << "x" << iw << " stride " << sy << ",2 pads " << pt << pl << pb << pr
-              << (c.g.ceil_mode ? " ceil" : "") << ": " << got << " vs " << expect;
-        }
-      }
-    }
+    expect_guarded_every_isa(
+        c, v, want, nan_in, nan_want,
+        (::testing::Message() << ih << "x" << iw << " stride " << sy << ",2 pads " << pt << pl << pb
+                              << pr << (c.g.ceil_mode ? " ceil" : ""))
+            .GetString());
+    if (HasFatalFailure()) return;
     checked++;
   }
   EXPECT_EQ(checked, 78);
@@ -243,32 +256,15 @@ TEST(KernelsPool, MaxPool1x2Stride2PairsEveryIsa) {
     for (auto& e : v) e = d(rng);
     ops::Pool pool(ops::PoolKind::Max, c.g, ops::Pool::Options{});
     Tensor want = run_op(pool, {Tensor::from_vector<float>(c.x_shape, v)}, 1)[0];
-    const int64_t n = planes * ih * ow, guard = 20;
-    ASSERT_EQ(want.numel(), n);
     std::vector<float> nan_in = v;
     for (auto& e : nan_in) {
       if (pick(rng, 0, 3) == 0) e = std::nanf("");
     }
     const std::vector<float> nan_want = model_max_pool(c, nan_in, nan_windows);
-    for (kernels::Isa isa : kernels::supported_isas()) {
-      for (bool nans : {false, true}) {
-        std::vector<float> y(static_cast<size_t>(n + 2 * guard), 7.0f);
-        std::vector<float> row(static_cast<size_t>(iw + 1), 3.0f);
-        kernels::pool_kernels(isa).max_pool_2d(nans ? nan_in.data() : v.data(), y.data() + guard,
-                                               planes, c.k, row.data());
-        for (int64_t i = 0; i < guard; i++) {
-          ASSERT_EQ(y[i], 7.0f) << kernels::isa_name(isa) << " wrote before y, width " << iw;
-          ASSERT_EQ(y[guard + n + i], 7.0f) << kernels::isa_name(isa) << " wrote past y";
-        }
-        for (int64_t i = 0; i < n; i++) {
-          const float got = y[guard + i];
-          const float expect = nans ? nan_want[i] : want.data<float>()[i];
-          ASSERT_TRUE(got == expect || (std::isnan(got) && std::isnan(expect)))
-              << kernels::isa_name(isa) << (nans ? " with NaNs" : "") << " at " << i << " in " << ih
-              << "x" << iw << ": " << got << " vs " << expect;
-        }
-      }
-    }
+    expect_guarded_every_isa(
+        c, v, want, nan_in, nan_want,
+        (::testing::Message() << planes << " planes of " << ih << "x" << iw).GetString());
+    if (HasFatalFailure()) return;
   }
   EXPECT_GT(nan_windows, 100);
 }

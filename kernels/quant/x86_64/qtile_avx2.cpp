@@ -105,15 +105,18 @@ template <class F>
 #undef KILN_Q_ROW
 
 void tile(int64_t kg, const int32_t* a, const int32_t* b, const QTileArgs& t, int rows, int cols) {
-  // Each path gets its own copy of the sums: the full-tile epilogue's stays in registers (with one
-  // array shared by both paths, the edge path's need of an address made GCC store and reload all
-  // 12 accumulators around every tile's epilogue).
-  if (rows == 6 && cols == 16) {
-    with_sums_6x16(kg, a, b, [&](__m256i(&acc)[6][2]) { q_epilogue<QLanes256, 6, 2>(acc, t); });
-    return;
-  }
-  with_sums_6x16(kg, a, b,
-                 [&](__m256i(&acc)[6][2]) { q_edge_x86<QLanes256, 6, 2>(acc, t, rows, cols); });
+  with_sums_6x16(kg, a, b, [&](__m256i(&acc)[6][2]) {
+    if (rows == 6 && cols == 16) {
+      q_epilogue<QLanes256, 6, 2>(acc, t);
+      return;
+    }
+    // The edge path takes its sums from memory: a copy, so that `acc` never has its address
+    // taken and stays in registers on the full-tile path (GCC otherwise stored and reloaded all 12
+    // accumulators around every tile's epilogue).
+    __m256i edge[6][2];
+    for (int i = 0; i < 6; i++) edge[i][0] = acc[i][0], edge[i][1] = acc[i][1];
+    q_edge_x86<QLanes256, 6, 2>(edge, t, rows, cols);
+  });
 }
 
 void row(const int32_t* acc, int64_t n, const QTileArgs& t) {
