@@ -198,6 +198,48 @@ std::string stored_bytes_of(const Tensor& t) {
   return out;
 }
 
+namespace {
+
+// Bytes of `numel` elements of `dt` as stored in raw data (sub-byte types packed).
+size_t stored_bytes_for(DatumType dt, int64_t numel) {
+  int bits = bits_of(dt);
+  if (bits < 8) return packed_bytes(bits, numel);
+  KILN_ENSURE(numel <= (int64_t{1} << 62) / (bits / 8), "a {} tensor of {} elements is too large",
+              name_of(dt), numel);
+  return static_cast<size_t>(numel) * static_cast<size_t>(bits / 8);
+}
+
+// The number of values the proto's typed data field holds (bytes of int32_data for the narrow
+// types) must match what `numel` elements of `dt` need.
+void check_value_count(const TP& proto, DatumType dt, int64_t numel) {
+  const std::string& name = proto.name();
+  auto expect = [&](int64_t have, int64_t need, const char* what) {
+    KILN_ENSURE(have == need, "tensor '{}' has {} {} for {} elements", name, have, what, numel);
+  };
+  if (dt == DatumType::String) return expect(proto.string_data_size(), numel, "strings");
+  if (is_narrow(dt))
+    return expect(proto.int32_data_size(), static_cast<int64_t>(stored_bytes_for(dt, numel)),
+                  "int32_data values");
+  switch (dt) {
+    case DatumType::F32:
+      return expect(proto.float_data_size(), numel, "values");
+    case DatumType::F64:
+      return expect(proto.double_data_size(), numel, "values");
+    case DatumType::I64:
+      return expect(proto.int64_data_size(), numel, "values");
+    case DatumType::U32:
+    case DatumType::U64:
+      return expect(proto.uint64_data_size(), numel, "values");
+    default:
+      return expect(proto.int32_data_size(), numel, "values");
+  }
+}
+
+}  // namespace
+
+// Every count is checked before the tensor is allocated: a few bytes of proto declaring dims
+// [2^28] with no data must not cost a gigabyte first (a fuzzing finding, tests/fuzz/regressions/
+// tensor_pb/).
 Tensor tensor_from_proto(const TP& proto, const std::string& base_dir) {
   auto dt = datum_type_from_onnx(proto.data_type());
   KILN_ENSURE(dt.has_value(), "tensor '{}' has unsupported ONNX data type {}", proto.name(),
@@ -206,24 +248,17 @@ Tensor tensor_from_proto(const TP& proto, const std::string& base_dir) {
   Shape shape(proto.dims().begin(), proto.dims().end());
   for (int64_t d : shape)
     KILN_ENSURE(d >= 0, "tensor '{}' has negative dimension {}", proto.name(), d);
-  Tensor t(*dt, shape);
   const std::string& name = proto.name();
-  if (*dt == DatumType::String) {
-    KILN_ENSURE(static_cast<int64_t>(proto.string_data_size()) == t.numel(),
-                "tensor '{}' has {} strings for {} elements", name, proto.string_data_size(),
-                t.numel());
-    auto* dst = t.data<std::string>();
-    for (int i = 0; i < proto.string_data_size(); i++) dst[i] = proto.string_data(i);
-    return t;
-  }
+  const int64_t numel = shape_numel(shape);
   bool external = proto.data_location() == TP::EXTERNAL;
-  if (external || proto.has_raw_data()) {
-    size_t need = stored_bytes(t);
-    std::string ext;
+  if (*dt != DatumType::String && (external || proto.has_raw_data())) {
+    size_t need = stored_bytes_for(*dt, numel);
+    std::string ext;  // read_external checks the length on file before reading
     const std::string& raw =
         external ? (ext = read_external(proto, base_dir, need)) : proto.raw_data();
     KILN_ENSURE(raw.size() == need, "tensor '{}' has {} bytes of raw data, shape [{}] {} needs {}",
                 name, raw.size(), shape_to_string(shape), name_of(*dt), need);
+    Tensor t(*dt, shape);
     set_stored_bytes(t, raw);
     if (*dt == DatumType::Bool) {
       // A bool byte other than 0 or 1 read as bool is undefined behaviour: nonzero is true.
@@ -232,12 +267,16 @@ Tensor tensor_from_proto(const TP& proto, const std::string& base_dir) {
     }
     return t;
   }
+  check_value_count(proto, *dt, numel);
+  Tensor t(*dt, shape);
+  if (*dt == DatumType::String) {
+    auto* dst = t.data<std::string>();
+    for (int i = 0; i < proto.string_data_size(); i++) dst[i] = proto.string_data(i);
+    return t;
+  }
   if (is_narrow(*dt)) {
     // int32_data holds one byte per value: a float8's bits, or 2 (4) packed sub-byte elements.
-    std::string bytes(stored_bytes(t), '\0');
-    KILN_ENSURE(static_cast<size_t>(proto.int32_data_size()) == bytes.size(),
-                "tensor '{}' has {} int32_data values, shape [{}] {} needs {}", name,
-                proto.int32_data_size(), shape_to_string(shape), name_of(*dt), bytes.size());
+    std::string bytes(stored_bytes(t), '\0');  // == int32_data_size (check_value_count)
     for (size_t i = 0; i < bytes.size(); i++)
       bytes[i] = static_cast<char>(proto.int32_data(static_cast<int>(i)));
     set_stored_bytes(t, bytes);

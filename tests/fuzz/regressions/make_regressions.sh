@@ -17,6 +17,11 @@ done
 # The CLI's --timeout test model (tests/cli/limits_cli_test.cpp): a Loop of 2^62 iterations.
 protoc -I"$(dirname "$onnx_proto")" --encode=onnx.ModelProto "$(basename "$onnx_proto")" \
   <"$root/tests/cli/data/loop_2p62_trips.onnx.txt" >"$root/tests/cli/data/loop_2p62_trips.onnx"
+mkdir -p "$here/tensor_pb"
+for f in "$src"/*.tensor.txt; do
+  grep -v '^#' "$f" | protoc -I"$(dirname "$onnx_proto")" --encode=onnx.TensorProto \
+    "$(basename "$onnx_proto")" >"$here/tensor_pb/$(basename "$f" .tensor.txt).pb"
+done
 for f in "$src"/*.pb.txt; do
   grep -v '^#' "$f" | protoc -I"$root" --encode=kiln.tfproto.GraphDef io/tf/proto/tf_graph.proto \
     >"$here/tf/$(basename "$f" .txt)"
