@@ -3,6 +3,7 @@
 // Nested graphs (If branches, Loop bodies) are Graphs owned by their op.
 #pragma once
 
+#include <deque>
 #include <map>
 #include <memory>
 #include <string>
@@ -47,7 +48,10 @@ class Graph {
   // Computes the output facts of one node from its inputs' current facts.
   void analyse_node(int id);
 
-  const std::vector<Node>& nodes() const { return nodes_; }
+  // Nodes live in a deque: adding a node never moves the others, so a `Node&` stays valid while
+  // a loader or pass adds nodes (the Gradient builder once read a node moved by a vector's
+  // growth: a fuzzing finding).
+  const std::deque<Node>& nodes() const { return nodes_; }
   Node& node(int id) { return nodes_.at(static_cast<size_t>(id)); }
   const Node& node(int id) const { return nodes_.at(static_cast<size_t>(id)); }
   const Fact& fact(Outlet o) const;
@@ -70,7 +74,7 @@ class Graph {
   std::string describe(int id) const;
 
  private:
-  std::vector<Node> nodes_;
+  std::deque<Node> nodes_;
   std::vector<Outlet> inputs_;
   std::vector<Outlet> outputs_;
   std::vector<std::string> output_names_;

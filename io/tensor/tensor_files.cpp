@@ -349,9 +349,10 @@ std::vector<NamedTensor> read_npz_from(const std::string& path, const std::strin
       std::string name = raw_name ? raw_name : "";
       if (archive_entry_filetype(entry) != AE_IFREG) continue;
       // Entries may not say their size (or lie about it): the data read is bounded too, by the
-      // memory budget when one is set (core/run_limits.h), so a zip bomb is an error.
+      // memory budget when one is set (core/run_limits.h), so a zip bomb is an error. An entry
+      // is held twice while it is parsed (its bytes and its tensor): half the budget each.
       uint64_t limit = uint64_t{1} << 34;
-      if (memory_budget() != 0) limit = std::min<uint64_t>(limit, memory_budget());
+      if (memory_budget() != 0) limit = std::min<uint64_t>(limit, memory_budget() / 2);
       KILN_ENSURE(archive_entry_size(entry) >= 0 &&
                       static_cast<uint64_t>(archive_entry_size(entry)) < limit,
                   "'{}': entry {} is too large", path, name);

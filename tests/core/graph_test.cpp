@@ -49,6 +49,22 @@ TEST(Graph, AnalyseRunAndReuseBuffers) {
   EXPECT_THROW(state.run({}), Error);
 }
 
+TEST(Graph, AddingNodesNeverMovesTheOthers) {
+  // Loaders and passes hold `const Node&` while they add nodes (the Gradient builder did, and
+  // ASan caught it reading a node a growing vector had freed).
+  Graph g;
+  Outlet x = g.add_source("x", Fact::parse("2,f32"));
+  const Node& first = g.node(x.node);
+  const std::string* name = &first.name;
+  Outlet last = x;
+  for (int i = 0; i < 5000; i++)
+    last = {g.add_node("n" + std::to_string(i), std::make_shared<AddScalar>(1.0f), {last}), 0};
+  EXPECT_EQ(&g.node(x.node), &first);
+  EXPECT_EQ(&first.name, name);
+  EXPECT_EQ(first.name, "x");
+  EXPECT_EQ(g.size(), 5001u);
+}
+
 TEST(Graph, ConstantsFoldDuringAnalysis) {
   auto g = std::make_shared<Graph>();
   Outlet c = g->add_const("c", Tensor::from_vector<float>({2}, {1, 2}));
