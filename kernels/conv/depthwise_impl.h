@@ -145,7 +145,9 @@ inline void depthwise_polyphase(const DepthwiseArgs& a, int64_t c0, int64_t c1, 
 }
 
 inline bool polyphase_supported(const ConvGeometry& g) {
-  return g.in[0] == 1 && g.kernel[0] == 1 && g.out[0] == 1 && g.kernel_size() <= 64;
+  // Small strides and dilations only: the s^2 padded planes must stay near the input's size.
+  return g.in[0] == 1 && g.kernel[0] == 1 && g.out[0] == 1 && g.kernel_size() <= 64 &&
+         g.stride[1] <= 16 && g.stride[2] <= 16 && g.dilation[1] <= 64 && g.dilation[2] <= 64;
 }
 
 // Floats of scratch depthwise_body needs (its buffers 0 and 1 back to back).

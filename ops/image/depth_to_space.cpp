@@ -5,7 +5,8 @@ namespace kiln::ops {
 std::vector<Fact> DepthToSpace::output_facts(const FactRefs& inputs) const {
   expect_inputs(name(), inputs.size(), 1, 1);
   const Fact& x = required(inputs, 0, name());
-  KILN_ENSURE(blocksize_ >= 1, "DepthToSpace: blocksize must be positive, got {}", blocksize_);
+  KILN_ENSURE(blocksize_ >= 1 && blocksize_ <= kMaxBlocksize,
+              "DepthToSpace: blocksize must be in [1, {}], got {}", kMaxBlocksize, blocksize_);
   KILN_ENSURE(x.rank() == 4, "DepthToSpace: input must have rank 4, got {}", x.rank());
   const int64_t bb = blocksize_ * blocksize_;
   if (x.shape[1].is_int())
@@ -20,7 +21,7 @@ void DepthToSpace::eval(EvalContext& ctx, const TensorRefs& inputs) const {
   const Tensor& x = required(inputs, 0, name());
   KILN_ENSURE(x.rank() == 4, "DepthToSpace: input must have rank 4, got {}", x.rank());
   const int64_t b = blocksize_, n = x.dim(0), c = x.dim(1), h = x.dim(2), w = x.dim(3);
-  KILN_ENSURE(b >= 1 && c % (b * b) == 0,
+  KILN_ENSURE(b >= 1 && b <= kMaxBlocksize && c % (b * b) == 0,
               "DepthToSpace: {} channels not divisible by blocksize^2 = {}", c, b * b);
   const int64_t oc = c / (b * b);
   Tensor& y = ctx.output(0, x.dtype(), {n, oc, h * b, w * b});

@@ -6,6 +6,9 @@
 
 namespace kiln::ops {
 
+// Larger block sizes exist in no model; b^2 must not overflow (hostile attributes).
+inline constexpr int64_t kMaxBlocksize = int64_t{1} << 16;
+
 class DepthToSpace : public Op {
  public:
   DepthToSpace(int64_t blocksize, bool crd) : blocksize_(blocksize), crd_(crd) {}

@@ -5,7 +5,8 @@ namespace kiln::ops {
 std::vector<Fact> SpaceToDepth::output_facts(const FactRefs& inputs) const {
   expect_inputs(name(), inputs.size(), 1, 1);
   const Fact& x = required(inputs, 0, name());
-  KILN_ENSURE(blocksize_ >= 1, "SpaceToDepth: blocksize must be positive, got {}", blocksize_);
+  KILN_ENSURE(blocksize_ >= 1 && blocksize_ <= kMaxBlocksize,
+              "SpaceToDepth: blocksize must be in [1, {}], got {}", kMaxBlocksize, blocksize_);
   KILN_ENSURE(x.rank() == 4, "SpaceToDepth: input must have rank 4, got {}", x.rank());
   for (size_t ax : {2, 3})
     if (x.shape[ax].is_int())
@@ -20,7 +21,7 @@ void SpaceToDepth::eval(EvalContext& ctx, const TensorRefs& inputs) const {
   const Tensor& x = required(inputs, 0, name());
   KILN_ENSURE(x.rank() == 4, "SpaceToDepth: input must have rank 4, got {}", x.rank());
   const int64_t b = blocksize_, n = x.dim(0), c = x.dim(1), h = x.dim(2), w = x.dim(3);
-  KILN_ENSURE(b >= 1 && h % b == 0 && w % b == 0,
+  KILN_ENSURE(b >= 1 && b <= kMaxBlocksize && h % b == 0 && w % b == 0,
               "SpaceToDepth: spatial dims {}x{} not divisible by blocksize {}", h, w, b);
   const int64_t oh = h / b, ow = w / b, oc = c * b * b;
   Tensor& y = ctx.output(0, x.dtype(), {n, oc, oh, ow});

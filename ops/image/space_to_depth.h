@@ -3,6 +3,7 @@
 #pragma once
 
 #include "core/op.h"
+#include "ops/image/depth_to_space.h"  // kMaxBlocksize
 
 namespace kiln::ops {
 

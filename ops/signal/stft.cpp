@@ -24,6 +24,8 @@ std::vector<Fact> Stft::output_facts(const FactRefs& inputs) const {
   const Fact* window = inputs.size() > 2 ? inputs[2] : nullptr;
   const Fact* frame_length_fact = inputs.size() > 3 ? inputs[3] : nullptr;
   KILN_ENSURE(window || frame_length_fact, "STFT: needs a window or a frame_length");
+  KILN_ENSURE(!window || window->rank() == 1, "STFT: window must be 1-D, got rank {}",
+              window ? window->rank() : 0);
   Dim frame_length = window ? window->shape.at(0) : Dim::fresh();
   if (auto v = scalar_value(frame_length_fact)) frame_length = Dim(*v);
   Dim frames = Dim::fresh();
@@ -38,6 +40,8 @@ void Stft::eval(EvalContext& ctx, const TensorRefs& inputs) const {
   const Tensor& x = required(inputs, 0, name());
   int64_t step = required(inputs, 1, name()).value_as_i64(0);
   const Tensor* window = inputs.size() > 2 ? inputs[2] : nullptr;
+  KILN_ENSURE(!window || window->rank() == 1, "STFT: window must be 1-D, got rank {}",
+              window ? window->rank() : 0);
   int64_t frame_length = window ? window->dim(0) : 0;
   if (inputs.size() > 3 && inputs[3]) frame_length = inputs[3]->value_as_i64(0);
   KILN_ENSURE(step > 0, "STFT: frame_step must be positive, got {}", step);

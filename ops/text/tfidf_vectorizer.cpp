@@ -90,7 +90,9 @@ void TfIdfVectorizer::eval(EvalContext& ctx, const TensorRefs& inputs) const {
     float* counts = out + r * output_size_;
     for (int64_t n = config_.min_gram_length; n <= config_.max_gram_length; n++) {
       // A unigram is the same whatever the skip: count it once.
-      int64_t max_skip = n == 1 ? 0 : config_.max_skip_count;
+      // Skips that put the n-gram past the row's end find nothing: stop there (a hostile
+      // max_skip_count of 2^32 otherwise loops for seconds).
+      int64_t max_skip = n == 1 ? 0 : std::min<int64_t>(config_.max_skip_count, cols);
       for (int64_t skip = 0; skip <= max_skip; skip++)
         for (int64_t start = 0; start + (n - 1) * (skip + 1) < cols; start++) {
           gram.clear();
