@@ -36,7 +36,8 @@ std::vector<Fact> Conv::output_facts(const FactRefs& inputs) const {
   KILN_ENSURE(x.rank() >= 3, "Conv: input rank {} must be at least 3", x.rank());
   KILN_ENSURE(w.rank() == x.rank(), "Conv: weight rank {} differs from input rank {}", w.rank(),
               x.rank());
-  KILN_ENSURE(group_ >= 1, "Conv: group {} must be positive", group_);
+  KILN_ENSURE(group_ >= 1 && group_ <= (int64_t{1} << 31), "Conv: group {} must be in [1, 2^31]",
+              group_);
   size_t rank = x.rank() - 2;
   WindowGeometry g = geo_.complete(rank, name(), weight_kernel_dims(w, name()));
   if (x.shape[1].is_int() && w.shape[1].is_int()) {

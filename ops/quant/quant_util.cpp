@@ -193,7 +193,8 @@ Resolved resolve(const ConvGeometry& g, const std::vector<Dim>& x, const std::ve
               "{}: kernel_shape/strides/dilations must have {} values", op, sp);
   KILN_ENSURE(g.pads.empty() || g.pads.size() == 2 * sp, "{}: pads must have {} values", op,
               2 * sp);
-  KILN_ENSURE(g.group >= 1, "{}: group must be >= 1", op);
+  KILN_ENSURE(g.group >= 1 && g.group <= (int64_t{1} << 31), "{}: group {} must be in [1, 2^31]",
+              op, g.group);
   for (size_t i = 0; i < sp; i++)
     KILN_ENSURE(r.strides[i] >= 1 && r.dilations[i] >= 1 && r.kernel[i] >= 1,
                 "{}: strides, dilations and kernel dims must be positive", op);
