@@ -50,8 +50,10 @@ inline TileArgs base_args(const Epilogue& ep, float* c, int64_t ldc) {
 // thread is not worth waking a thread for.
 inline int product_threads(int64_t m, int64_t n, int64_t k, int threads) {
   if (threads <= 0) threads = num_threads();
-  const int64_t useful = std::max<int64_t>(1, m * n * std::max<int64_t>(k, 1) / 65536);
-  return static_cast<int>(std::min<int64_t>(threads, useful));
+  // In double: a plan made from a hostile model's declared shapes may have m * n * k past 2^63.
+  const double useful = static_cast<double>(m) * static_cast<double>(n) *
+                        static_cast<double>(std::max<int64_t>(k, 1)) / 65536.0;
+  return useful >= threads ? threads : std::max(1, static_cast<int>(useful));
 }
 
 // The grain of a parallel_for over items of `fma_per_item` multiply-adds each (tiles, panels):

@@ -1,6 +1,8 @@
 // Reshape, Flatten, Transpose, Concat, Slice, Squeeze/Unsqueeze, Expand, Tile: values by hand.
 #include <gtest/gtest.h>
 
+#include <random>
+
 #include "ops/shape/concat.h"
 #include "ops/shape/expand.h"
 #include "ops/shape/flatten.h"
@@ -132,6 +134,44 @@ TEST(ShapeTile, Repeats) {
   EXPECT_EQ(facts_of(op, {Fact::parse("S,2,f32"), Fact::constant(i64s({2, 1}))})[0].to_string(),
             "2*S,2,f32");
   EXPECT_THROW(eval_op(op, {f32s({2}, {1, 2}), i64s({1, 1})}), Error);
+}
+
+// Tile copies whole runs: checked against the definition (out[i] = in[i mod dim], per axis) on
+// random shapes of rank 0-5 with zero dims and zero repeats, and on strings.
+TEST(ShapeTile, MatchesTheDefinitionOnRandomShapes) {
+  ops::Tile op;
+  std::mt19937 rng(7);
+  for (int trial = 0; trial < 300; trial++) {
+    const size_t rank = rng() % 6;
+    Shape in_shape, out_shape;
+    std::vector<int64_t> reps;
+    for (size_t d = 0; d < rank; d++) {
+      in_shape.push_back(static_cast<int64_t>(rng() % 4) + (trial % 17 == 0 ? 0 : 1));
+      reps.push_back(static_cast<int64_t>(rng() % 4) + (trial % 13 == 0 ? 0 : 1));
+      out_shape.push_back(in_shape.back() * reps.back());
+    }
+    Tensor x = iota(in_shape);
+    Tensor r = Tensor::from_vector<int64_t>({static_cast<int64_t>(rank)}, reps);
+    auto out = eval_op(op, {x, r});
+    ASSERT_EQ(out[0].shape(), out_shape);
+    std::vector<int64_t> pos(rank, 0);
+    auto in_strides = contiguous_strides(in_shape);
+    for (int64_t i = 0; i < out[0].numel(); i++) {
+      int64_t off = 0;
+      for (size_t d = 0; d < rank; d++) off += (pos[d] % in_shape[d]) * in_strides[d];
+      ASSERT_EQ(out[0].data<float>()[i], x.data<float>()[off]) << "trial " << trial << " at " << i;
+      for (size_t d = rank; d-- > 0;) {
+        if (++pos[d] < out_shape[d]) break;
+        pos[d] = 0;
+      }
+    }
+  }
+  Tensor s(DatumType::String, {2});
+  s.data<std::string>()[0] = "a";
+  s.data<std::string>()[1] = "bc";
+  auto out = eval_op(op, {s, i64s({2})});
+  EXPECT_EQ(out[0].values<std::string>()[3], "bc");
+  EXPECT_THROW(eval_op(op, {f32s({2}, {1, 2}), i64s({int64_t{1} << 62})}), Error);
 }
 
 TEST(ShapeSlice, UnknownBoundsGiveFreshDimsOnSlicedAxes) {
