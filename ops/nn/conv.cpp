@@ -41,9 +41,10 @@ std::vector<Fact> Conv::output_facts(const FactRefs& inputs) const {
   size_t rank = x.rank() - 2;
   WindowGeometry g = geo_.complete(rank, name(), weight_kernel_dims(w, name()));
   if (x.shape[1].is_int() && w.shape[1].is_int()) {
-    KILN_ENSURE(x.shape[1].to_int() == w.shape[1].to_int() * group_,
-                "Conv: input has {} channels, weights expect {} x group {}", x.shape[1].to_string(),
-                w.shape[1].to_string(), group_);
+    KILN_ENSURE(
+        x.shape[1].to_int() % group_ == 0 && x.shape[1].to_int() / group_ == w.shape[1].to_int(),
+        "Conv: input has {} channels, weights expect {} x group {}", x.shape[1].to_string(),
+        w.shape[1].to_string(), group_);
   }
   if (w.shape[0].is_int()) {
     KILN_ENSURE(w.shape[0].to_int() % group_ == 0,
@@ -204,7 +205,7 @@ void Conv::eval(EvalContext& ctx, const TensorRefs& inputs) const {
   KILN_ENSURE(x.rank() >= 3 && wt.rank() == x.rank(), "Conv: bad input ranks {} and {}", x.rank(),
               wt.rank());
   KILN_ENSURE(x.dtype() == wt.dtype(), "Conv: weight and input types differ");
-  KILN_ENSURE(x.dim(1) == wt.dim(1) * group_ && wt.dim(0) % group_ == 0,
+  KILN_ENSURE(x.dim(1) % group_ == 0 && x.dim(1) / group_ == wt.dim(1) && wt.dim(0) % group_ == 0,
               "Conv: input channels {} / weights [{}] / group {} mismatch", x.dim(1),
               shape_to_string(wt.shape()), group_);
   if (bias) {

@@ -1,5 +1,9 @@
 #include "ops/nn/gemm.h"
 
+#include <cmath>
+#include <limits>
+#include <type_traits>
+
 #include "base/error.h"
 #include "core/broadcast.h"
 #include "ops/nn/matmul_packed.h"
@@ -92,10 +96,33 @@ OpPtr Gemm::codegen(const FactRefs& inputs) const {
 
 namespace {
 
+// The type a Gemm accumulates in: signed integers as their unsigned type.
+template <typename T, bool = std::is_integral_v<T>&& std::is_signed_v<T>>
+struct WrapOf {
+  using type = T;
+};
+template <typename T>
+struct WrapOf<T, true> {
+  using type = std::make_unsigned_t<T>;
+};
+
+// A double in T's range (NaN -> 0): converting one outside it would be undefined behaviour.
+template <typename T>
+T saturate_to(double r) {
+  if (std::isnan(r)) return T(0);
+  if (r <= static_cast<double>(std::numeric_limits<T>::lowest()))
+    return std::numeric_limits<T>::lowest();
+  if (r >= static_cast<double>(std::numeric_limits<T>::max())) return std::numeric_limits<T>::max();
+  return static_cast<T>(r);
+}
+
 template <typename T>
 void gemm(const Tensor& a, const Tensor& b, const Tensor* c, int64_t m, int64_t n, int64_t k,
           bool ta, bool tb, double alpha, double beta, Tensor& y) {
-  using A = nn::Acc<T>;
+  // Signed integers multiply and add as their unsigned type: they wrap like two's complement
+  // (as ONNX Runtime's int Gemm does) instead of overflowing, which is undefined behaviour.
+  using Acc = nn::Acc<T>;
+  using A = typename WrapOf<Acc>::type;
   std::vector<A> abuf, bbuf, acc;
   const A* ad = nn::as_acc<A>(a.data<T>(), a.numel(), abuf);
   const A* bd = nn::as_acc<A>(b.data<T>(), b.numel(), bbuf);
@@ -152,9 +179,14 @@ void gemm(const Tensor& a, const Tensor& b, const Tensor* c, int64_t m, int64_t 
         yd[i * n + j] = nn::from_acc<T>(static_cast<A>(v + cv));
       } else {
         // Integer types scale through double, like the spec's float alpha and beta.
-        using S = std::conditional_t<std::is_floating_point_v<A>, A, double>;
-        S r = static_cast<S>(alpha) * static_cast<S>(v) + static_cast<S>(beta) * static_cast<S>(cv);
-        yd[i * n + j] = nn::from_acc<T>(static_cast<A>(r));
+        if constexpr (std::is_floating_point_v<A>) {
+          A r = static_cast<A>(alpha) * v + static_cast<A>(beta) * cv;
+          yd[i * n + j] = nn::from_acc<T>(r);
+        } else {
+          double r = alpha * static_cast<double>(static_cast<Acc>(v)) +
+                     beta * static_cast<double>(static_cast<Acc>(cv));
+          yd[i * n + j] = saturate_to<T>(r);
+        }
       }
     }
   }

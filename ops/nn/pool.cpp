@@ -1,5 +1,6 @@
 #include "ops/nn/pool.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -57,6 +58,19 @@ Cost Pool::cost(const FactRefs& inputs) const {
 
 namespace {
 
+// The taps k in [0, kernel) whose position base + k * dilation lies in [lo, hi): [first, last).
+// The loops visit only these, so a huge kernel over a small input (a hostile model) costs no
+// more than the input, in the same order as the full loop.
+struct Taps {
+  int64_t first, last;
+};
+Taps taps_inside(int64_t base, int64_t dilation, int64_t kernel, int64_t lo, int64_t hi) {
+  auto ceil_div = [](int64_t a, int64_t b) { return a >= 0 ? (a + b - 1) / b : -((-a) / b); };
+  const int64_t first = std::max<int64_t>(0, ceil_div(lo - base, dilation));
+  const int64_t last = std::min<int64_t>(kernel, ceil_div(hi - base, dilation));
+  return {first, std::max(first, last)};
+}
+
 template <typename T>
 void max_pool(const Tensor& x, const Window3& w, int64_t storage_order, Tensor& y,
               Tensor* indices) {
@@ -72,13 +86,19 @@ void max_pool(const Tensor& x, const Window3& w, int64_t storage_order, Tensor& 
           bool found = false;
           T best{};
           int64_t best_z = 0, best_y = 0, best_x = 0;
-          for (int64_t kz = 0; kz < w.kernel[0]; kz++) {
+          const Taps tz =
+              taps_inside(oz * w.stride[0] - w.pad[0], w.dilation[0], w.kernel[0], 0, w.in[0]);
+          for (int64_t kz = tz.first; kz < tz.last; kz++) {
             int64_t iz = oz * w.stride[0] - w.pad[0] + kz * w.dilation[0];
             if (iz < 0 || iz >= w.in[0]) continue;
-            for (int64_t ky = 0; ky < w.kernel[1]; ky++) {
+            const Taps ty =
+                taps_inside(oy * w.stride[1] - w.pad[1], w.dilation[1], w.kernel[1], 0, w.in[1]);
+            for (int64_t ky = ty.first; ky < ty.last; ky++) {
               int64_t iy = oy * w.stride[1] - w.pad[1] + ky * w.dilation[1];
               if (iy < 0 || iy >= w.in[1]) continue;
-              for (int64_t kx = 0; kx < w.kernel[2]; kx++) {
+              const Taps tx =
+                  taps_inside(ox * w.stride[2] - w.pad[2], w.dilation[2], w.kernel[2], 0, w.in[2]);
+              for (int64_t kx = tx.first; kx < tx.last; kx++) {
                 int64_t ix = ox * w.stride[2] - w.pad[2] + kx * w.dilation[2];
                 if (ix < 0 || ix >= w.in[2]) continue;
                 T v = xp[(iz * w.in[1] + iy) * w.in[2] + ix];
@@ -134,20 +154,24 @@ void avg_lp_pool(const Tensor& x, const Window3& w, bool lp, bool count_include_
             // Positions of the window inside the input (or inside the padded input).
             int64_t lo = count_include_pad ? -w.pad[d] : 0;
             int64_t hi = count_include_pad ? w.in[d] + w.pad_end[d] : w.in[d];
-            counts[d] = 0;
-            for (int64_t k = 0; k < w.kernel[d]; k++) {
-              int64_t i = o[d] * w.stride[d] - w.pad[d] + k * w.dilation[d];
-              if (i >= lo && i < hi) counts[d]++;
-            }
+            const Taps t =
+                taps_inside(o[d] * w.stride[d] - w.pad[d], w.dilation[d], w.kernel[d], lo, hi);
+            counts[d] = t.last - t.first;
           }
           count = counts[0] * counts[1] * counts[2];
-          for (int64_t kz = 0; kz < w.kernel[0]; kz++) {
+          const Taps tz =
+              taps_inside(oz * w.stride[0] - w.pad[0], w.dilation[0], w.kernel[0], 0, w.in[0]);
+          for (int64_t kz = tz.first; kz < tz.last; kz++) {
             int64_t iz = oz * w.stride[0] - w.pad[0] + kz * w.dilation[0];
             if (iz < 0 || iz >= w.in[0]) continue;
-            for (int64_t ky = 0; ky < w.kernel[1]; ky++) {
+            const Taps ty =
+                taps_inside(oy * w.stride[1] - w.pad[1], w.dilation[1], w.kernel[1], 0, w.in[1]);
+            for (int64_t ky = ty.first; ky < ty.last; ky++) {
               int64_t iy = oy * w.stride[1] - w.pad[1] + ky * w.dilation[1];
               if (iy < 0 || iy >= w.in[1]) continue;
-              for (int64_t kx = 0; kx < w.kernel[2]; kx++) {
+              const Taps tx =
+                  taps_inside(ox * w.stride[2] - w.pad[2], w.dilation[2], w.kernel[2], 0, w.in[2]);
+              for (int64_t kx = tx.first; kx < tx.last; kx++) {
                 int64_t ix = ox * w.stride[2] - w.pad[2] + kx * w.dilation[2];
                 if (ix < 0 || ix >= w.in[2]) continue;
                 A v = nn::to_acc<A>(xp[(iz * w.in[1] + iy) * w.in[2] + ix]);

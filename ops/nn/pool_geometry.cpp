@@ -172,6 +172,18 @@ Window3 make_window3(const WindowGeometry& geo, const Shape& input, const Shape&
     w.pad_end[off + i] =
         geo.auto_pad == AutoPad::NotSet ? geo.pads[i + rank] : std::max<int64_t>(total_end, 0);
   }
+  // Kernels are planned from declared shapes before any tensor exists: planes no tensor could
+  // hold (a hostile model's dims) are refused here, so every size a plan derives stays far from
+  // int64 overflow.
+  constexpr int64_t kMaxPlane = int64_t{1} << 40;
+  for (const int64_t* d : {w.in, w.out, w.kernel}) {
+    int64_t n = 1;
+    for (int a = 0; a < 3; a++) {
+      KILN_ENSURE(d[a] >= 0 && (d[a] == 0 || n <= kMaxPlane / d[a]),
+                  "{}: a plane of {}x{}x{} is too large", op, d[0], d[1], d[2]);
+      n *= d[a];
+    }
+  }
   return w;
 }
 

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "core/broadcast.h"
+#include "core/run_limits.h"
 
 namespace kiln::ops::quant {
 
@@ -89,6 +90,19 @@ AxisParam axis_param(const Shape& x, const Shape& param, int64_t axis, const std
 }
 
 namespace {
+// The i32 accumulators are scratch, not tensors, but hold as many values as the output: they
+// must fit the memory budget too (a ConvInteger with pads of 2^31 asked for 257 GB).
+size_t accumulator_count(const Shape& shape) {
+  const int64_t n = shape_numel(shape);
+  KILN_ENSURE(n <= (int64_t{1} << 60), "an int32 product of shape [{}] is too large",
+              shape_to_string(shape));
+  charge_memory(static_cast<size_t>(n) * 4);
+  release_memory(static_cast<size_t>(n) * 4);
+  return static_cast<size_t>(n);
+}
+}  // namespace
+
+namespace {
 
 void check_dims_match(const Dim& a, const Dim& b, const std::string& op) {
   KILN_ENSURE(a == b || !a.is_int() || !b.is_int(), "{}: inner dimensions do not match ({} vs {})",
@@ -137,7 +151,10 @@ IntMatMul int_matmul(const Tensor& a, const Tensor& b, const std::vector<int32_t
   if (a.rank() > 1) r.shape.push_back(r.m);
   if (b.rank() > 1) r.shape.push_back(r.n);
   std::vector<int32_t> av = to_i32(a, op), bv = to_i32(b, op);
-  r.acc.assign(static_cast<size_t>(shape_numel(batch) * r.m * r.n), 0);
+  Shape acc_shape = batch;
+  acc_shape.push_back(r.m);
+  acc_shape.push_back(r.n);
+  r.acc.assign(accumulator_count(acc_shape), 0);
   std::array<std::vector<int64_t>, 2> strides = {broadcast_strides(a_batch, batch),
                                                  broadcast_strides(b_batch, batch)};
   const int64_t m = r.m, n = r.n, k = r.k;
@@ -195,13 +212,17 @@ Resolved resolve(const ConvGeometry& g, const std::vector<Dim>& x, const std::ve
               2 * sp);
   KILN_ENSURE(g.group >= 1 && g.group <= (int64_t{1} << 31), "{}: group {} must be in [1, 2^31]",
               op, g.group);
+  constexpr int64_t kMax = int64_t{1} << 31;  // as WindowGeometry: far from overflow
   for (size_t i = 0; i < sp; i++)
-    KILN_ENSURE(r.strides[i] >= 1 && r.dilations[i] >= 1 && r.kernel[i] >= 1,
-                "{}: strides, dilations and kernel dims must be positive", op);
+    KILN_ENSURE(r.strides[i] >= 1 && r.dilations[i] >= 1 && r.kernel[i] >= 1 &&
+                    r.strides[i] <= kMax && r.dilations[i] <= kMax && r.kernel[i] <= kMax,
+                "{}: strides, dilations and kernel dims must be in [1, 2^31]", op);
+  for (int64_t p : g.pads)
+    KILN_ENSURE(p >= 0 && p <= kMax, "{}: pad {} must be in [0, 2^31]", op, p);
   if (w[1].is_int() && x[1].is_int())
-    KILN_ENSURE(w[1].to_int() * g.group == x[1].to_int(),
-                "{}: weights expect {} input channels (group {}), input has {}", op,
-                w[1].to_int() * g.group, g.group, x[1].to_int());
+    KILN_ENSURE(x[1].to_int() % g.group == 0 && x[1].to_int() / g.group == w[1].to_int(),
+                "{}: weights expect {} input channels per group (group {}), input has {}", op,
+                w[1].to_int(), g.group, x[1].to_int());
   if (w[0].is_int())
     KILN_ENSURE(w[0].to_int() % g.group == 0, "{}: {} output channels not divisible by group {}",
                 op, w[0].to_int(), g.group);
@@ -293,7 +314,7 @@ IntConv int_conv(const ConvGeometry& g, const Tensor& x, int32_t x_zp, const Ten
   const int64_t in_size = shape_numel(in_sp), out_size = shape_numel(out_sp);
   const int64_t k_size = shape_numel(r.kernel);
   std::vector<int32_t> xv = to_i32(x, op), wv = to_i32(w, op);
-  res.acc.assign(static_cast<size_t>(shape_numel(res.shape)), 0);
+  res.acc.assign(accumulator_count(res.shape), 0);
   std::vector<int64_t> in_strides = contiguous_strides(in_sp);
   // For each (output position, kernel position) pair, the input offset or -1 when padded.
   std::vector<int64_t> offsets(static_cast<size_t>(out_size * k_size));

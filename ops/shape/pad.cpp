@@ -71,6 +71,10 @@ std::vector<std::pair<int64_t, int64_t>> Pad::full_pads(
     for (size_t i = 0; i < rank; i++) ax.push_back(i);
   }
   KILN_ENSURE(pads.size() == 2 * ax.size(), "Pad: {} pads for {} axes", pads.size(), ax.size());
+  // Sums of pads and dims stay far from int64 overflow whatever a hostile model says.
+  for (int64_t p : pads)
+    KILN_ENSURE(p >= -(int64_t{1} << 48) && p <= (int64_t{1} << 48),
+                "Pad: pad {} is too large (more than 2^48 in size)", p);
   std::vector<std::pair<int64_t, int64_t>> out(rank, {0, 0});
   for (size_t i = 0; i < ax.size(); i++) out[ax[i]] = {pads[i], pads[i + ax.size()]};
   return out;

@@ -1,6 +1,7 @@
 #include "ops/text/tfidf_vectorizer.h"
 
 #include <algorithm>
+#include <set>
 
 #include "base/error.h"
 
@@ -85,15 +86,20 @@ void TfIdfVectorizer::eval(EvalContext& ctx, const TensorRefs& inputs) const {
   float* out = y.data<float>();
   std::fill(out, out + y.numel(), 0.0f);
   std::vector<int64_t> gram;
+  // Only lengths the pool holds can match (an empty pool matches nothing).
+  std::set<int64_t> lengths;
+  for (const auto& [g, column] : grams_) lengths.insert(static_cast<int64_t>(g.size()));
   for (int64_t r = 0; r < rows; r++) {
     const int64_t* row = tokens.data() + r * cols;
     float* counts = out + r * output_size_;
-    for (int64_t n = config_.min_gram_length; n <= config_.max_gram_length; n++) {
+    // n-grams longer than the row, and skips that put an n-gram past its end, find nothing: the
+    // loops stop there (hostile max_gram_length / max_skip_count of 2^32 looped for seconds).
+    const int64_t max_n = std::min<int64_t>(config_.max_gram_length, cols);
+    for (int64_t n = config_.min_gram_length; n <= max_n; n++) {
+      if (!lengths.count(n)) continue;
       // A unigram is the same whatever the skip: count it once.
-      // Skips that put the n-gram past the row's end find nothing: stop there (a hostile
-      // max_skip_count of 2^32 otherwise loops for seconds).
       int64_t max_skip = n == 1 ? 0 : std::min<int64_t>(config_.max_skip_count, cols);
-      for (int64_t skip = 0; skip <= max_skip; skip++)
+      for (int64_t skip = 0; skip <= max_skip && (n - 1) * (skip + 1) < cols; skip++)
         for (int64_t start = 0; start + (n - 1) * (skip + 1) < cols; start++) {
           gram.clear();
           for (int64_t k = 0; k < n; k++) gram.push_back(row[start + k * (skip + 1)]);
