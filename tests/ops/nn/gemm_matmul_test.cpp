@@ -24,6 +24,22 @@ TEST(NnGemm, TransposesAlphaBetaRowBias) {
   expect_close(y[0], {17, 26, 21, 30});
 }
 
+// Integer products that overflow wrap like two's complement (ONNX Runtime's result; computed
+// on the unsigned type, no undefined behaviour), and a scaled result saturates.
+TEST(NnGemm, IntegersWrapAndScaledResultsSaturate) {
+  Tensor a = Tensor::from_vector<int32_t>({1, 2}, {65536, -3});
+  Tensor b = Tensor::from_vector<int32_t>({2, 1}, {65536, 5});
+  auto y = run_op(ops::Gemm(1, 1, false, false), {a, b});
+  EXPECT_EQ(y[0].values<int32_t>()[0], -15);  // 2^32 wraps to 0, plus -15
+  Tensor c = Tensor::from_vector<int32_t>({1, 1}, {2147483647});
+  y = run_op(ops::Gemm(1, 1, false, false), {a, b, c});
+  EXPECT_EQ(y[0].values<int32_t>()[0], 2147483632);  // -15 + (2^31 - 1)
+  Tensor x = Tensor::from_vector<int32_t>({1, 1}, {2000000000});
+  Tensor one = Tensor::from_vector<int32_t>({1, 1}, {1});
+  y = run_op(ops::Gemm(2, 0, false, false), {x, one});
+  EXPECT_EQ(y[0].values<int32_t>()[0], 2147483647);  // 4e9 saturates
+}
+
 TEST(NnGemm, TransBOnlyAndNoBiasAndIntegers) {
   Tensor a = Tensor::from_vector<float>({1, 5}, {1, 2, 3, 4, 5});
   Tensor b = Tensor::from_vector<float>({2, 5}, {1, 1, 1, 1, 1, 0, 1, 0, 1, 0});
