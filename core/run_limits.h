@@ -18,6 +18,11 @@ inline constexpr int64_t kMaxRank = 1024;
 // Throws a kiln::Error naming `what` when rank is negative or above kMaxRank.
 void check_rank(int64_t rank, const char* what);
 
+// Window attributes (kernel dims, strides, dilations, pads) and conv groups above this (2^31)
+// are refused: it keeps their arithmetic (effective kernels, padded and output sizes, channel
+// products) far from int64 overflow whatever a hostile model declares; no real model comes near.
+inline constexpr int64_t kMaxWindowAttribute = int64_t{1} << 31;
+
 // Tensor memory budget: the bytes of every live tensor Storage (kernel scratch and protobuf
 // buffers excluded). 0 = no budget (the default). An allocation that would pass the budget
 // throws "too large" before allocating.

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "base/saturate.h"
 #include "ops/elementwise/util.h"
 #include "ops/elementwise/vectorized.h"
 
@@ -43,12 +44,7 @@ Category category_of(BinaryKind k) {
 template <typename T>
 T saturate_from_double(double v) {
   if constexpr (std::is_integral_v<T>) {
-    if (std::isnan(v)) return T(0);
-    if (v >= static_cast<double>(std::numeric_limits<T>::max()))
-      return std::numeric_limits<T>::max();
-    if (v <= static_cast<double>(std::numeric_limits<T>::lowest()))
-      return std::numeric_limits<T>::lowest();
-    return static_cast<T>(v);
+    return saturate_int<T>(v);
   } else {
     return from_compute<T>(v);
   }

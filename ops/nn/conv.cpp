@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "base/error.h"
+#include "core/run_limits.h"
 #include "ops/nn/conv_packed.h"
 #include "ops/nn/nn_common.h"
 
@@ -36,7 +37,7 @@ std::vector<Fact> Conv::output_facts(const FactRefs& inputs) const {
   KILN_ENSURE(x.rank() >= 3, "Conv: input rank {} must be at least 3", x.rank());
   KILN_ENSURE(w.rank() == x.rank(), "Conv: weight rank {} differs from input rank {}", w.rank(),
               x.rank());
-  KILN_ENSURE(group_ >= 1 && group_ <= (int64_t{1} << 31), "Conv: group {} must be in [1, 2^31]",
+  KILN_ENSURE(group_ >= 1 && group_ <= kMaxWindowAttribute, "Conv: group {} must be in [1, 2^31]",
               group_);
   size_t rank = x.rank() - 2;
   WindowGeometry g = geo_.complete(rank, name(), weight_kernel_dims(w, name()));

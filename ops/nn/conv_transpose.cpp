@@ -1,6 +1,7 @@
 #include "ops/nn/conv_transpose.h"
 
 #include "base/error.h"
+#include "core/run_limits.h"
 #include "ops/nn/conv.h"
 #include "ops/nn/conv_transpose_packed.h"
 #include "ops/nn/nn_common.h"
@@ -70,7 +71,7 @@ std::vector<Fact> ConvTranspose::output_facts(const FactRefs& inputs) const {
   KILN_ENSURE(x.rank() >= 3 && w.rank() == x.rank(),
               "ConvTranspose: input rank {} and weight rank {} must match and be >= 3", x.rank(),
               w.rank());
-  KILN_ENSURE(group_ >= 1 && group_ <= (int64_t{1} << 31),
+  KILN_ENSURE(group_ >= 1 && group_ <= kMaxWindowAttribute,
               "ConvTranspose: group {} must be in [1, 2^31]", group_);
   if (x.shape[1].is_int() && w.shape[0].is_int()) {
     KILN_ENSURE(x.shape[1] == w.shape[0] && x.shape[1].to_int() % group_ == 0,

@@ -1,10 +1,9 @@
 #include "ops/nn/gemm.h"
 
-#include <cmath>
-#include <limits>
 #include <type_traits>
 
 #include "base/error.h"
+#include "base/saturate.h"
 #include "core/broadcast.h"
 #include "ops/nn/matmul_packed.h"
 #include "ops/nn/nn_common.h"
@@ -106,16 +105,6 @@ struct WrapOf<T, true> {
   using type = std::make_unsigned_t<T>;
 };
 
-// A double in T's range (NaN -> 0): converting one outside it would be undefined behaviour.
-template <typename T>
-T saturate_to(double r) {
-  if (std::isnan(r)) return T(0);
-  if (r <= static_cast<double>(std::numeric_limits<T>::lowest()))
-    return std::numeric_limits<T>::lowest();
-  if (r >= static_cast<double>(std::numeric_limits<T>::max())) return std::numeric_limits<T>::max();
-  return static_cast<T>(r);
-}
-
 template <typename T>
 void gemm(const Tensor& a, const Tensor& b, const Tensor* c, int64_t m, int64_t n, int64_t k,
           bool ta, bool tb, double alpha, double beta, Tensor& y) {
@@ -185,7 +174,7 @@ void gemm(const Tensor& a, const Tensor& b, const Tensor* c, int64_t m, int64_t 
         } else {
           double r = alpha * static_cast<double>(static_cast<Acc>(v)) +
                      beta * static_cast<double>(static_cast<Acc>(cv));
-          yd[i * n + j] = saturate_to<T>(r);
+          yd[i * n + j] = saturate_int<T>(r);
         }
       }
     }

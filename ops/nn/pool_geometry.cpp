@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "base/error.h"
+#include "core/run_limits.h"
 
 namespace kiln::ops {
 
@@ -47,19 +48,16 @@ WindowGeometry WindowGeometry::complete(size_t rank, const std::string& op,
               g.dilations.size(), rank);
   KILN_ENSURE(g.pads.size() == 2 * rank, "{}: pads has {} values, expected {}", op, g.pads.size(),
               2 * rank);
-  // Upper bounds keep the window arithmetic (effective kernel, padded sizes, output sizes) far
-  // from int64 overflow whatever a hostile model declares; no real window comes near them.
-  constexpr int64_t kMax = int64_t{1} << 31;
   for (size_t i = 0; i < rank; i++) {
-    KILN_ENSURE(g.kernel[i] >= 1 && g.kernel[i] <= kMax, "{}: kernel dim {} must be in [1, 2^31]",
-                op, g.kernel[i]);
-    KILN_ENSURE(g.strides[i] >= 1 && g.strides[i] <= kMax, "{}: stride {} must be in [1, 2^31]", op,
-                g.strides[i]);
-    KILN_ENSURE(g.dilations[i] >= 1 && g.dilations[i] <= kMax,
+    KILN_ENSURE(g.kernel[i] >= 1 && g.kernel[i] <= kMaxWindowAttribute,
+                "{}: kernel dim {} must be in [1, 2^31]", op, g.kernel[i]);
+    KILN_ENSURE(g.strides[i] >= 1 && g.strides[i] <= kMaxWindowAttribute,
+                "{}: stride {} must be in [1, 2^31]", op, g.strides[i]);
+    KILN_ENSURE(g.dilations[i] >= 1 && g.dilations[i] <= kMaxWindowAttribute,
                 "{}: dilation {} must be in [1, 2^31]", op, g.dilations[i]);
   }
   for (int64_t p : g.pads)
-    KILN_ENSURE(p >= 0 && p <= kMax, "{}: pad {} must be in [0, 2^31]", op, p);
+    KILN_ENSURE(p >= 0 && p <= kMaxWindowAttribute, "{}: pad {} must be in [0, 2^31]", op, p);
   return g;
 }
 

@@ -100,9 +100,6 @@ size_t accumulator_count(const Shape& shape) {
   release_memory(static_cast<size_t>(n) * 4);
   return static_cast<size_t>(n);
 }
-}  // namespace
-
-namespace {
 
 void check_dims_match(const Dim& a, const Dim& b, const std::string& op) {
   KILN_ENSURE(a == b || !a.is_int() || !b.is_int(), "{}: inner dimensions do not match ({} vs {})",
@@ -210,15 +207,15 @@ Resolved resolve(const ConvGeometry& g, const std::vector<Dim>& x, const std::ve
               "{}: kernel_shape/strides/dilations must have {} values", op, sp);
   KILN_ENSURE(g.pads.empty() || g.pads.size() == 2 * sp, "{}: pads must have {} values", op,
               2 * sp);
-  KILN_ENSURE(g.group >= 1 && g.group <= (int64_t{1} << 31), "{}: group {} must be in [1, 2^31]",
+  KILN_ENSURE(g.group >= 1 && g.group <= kMaxWindowAttribute, "{}: group {} must be in [1, 2^31]",
               op, g.group);
-  constexpr int64_t kMax = int64_t{1} << 31;  // as WindowGeometry: far from overflow
   for (size_t i = 0; i < sp; i++)
     KILN_ENSURE(r.strides[i] >= 1 && r.dilations[i] >= 1 && r.kernel[i] >= 1 &&
-                    r.strides[i] <= kMax && r.dilations[i] <= kMax && r.kernel[i] <= kMax,
+                    r.strides[i] <= kMaxWindowAttribute && r.dilations[i] <= kMaxWindowAttribute &&
+                    r.kernel[i] <= kMaxWindowAttribute,
                 "{}: strides, dilations and kernel dims must be in [1, 2^31]", op);
   for (int64_t p : g.pads)
-    KILN_ENSURE(p >= 0 && p <= kMax, "{}: pad {} must be in [0, 2^31]", op, p);
+    KILN_ENSURE(p >= 0 && p <= kMaxWindowAttribute, "{}: pad {} must be in [0, 2^31]", op, p);
   if (w[1].is_int() && x[1].is_int())
     KILN_ENSURE(x[1].to_int() % g.group == 0 && x[1].to_int() / g.group == w[1].to_int(),
                 "{}: weights expect {} input channels per group (group {}), input has {}", op,

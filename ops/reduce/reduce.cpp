@@ -6,6 +6,7 @@
 #include <type_traits>
 
 #include "base/error.h"
+#include "base/saturate.h"
 #include "core/broadcast.h"
 
 namespace kiln::ops {
@@ -125,14 +126,7 @@ T reduced_from_double(double v) {
   if constexpr (std::is_same_v<T, f16> || std::is_same_v<T, bf16>) {
     return T(static_cast<float>(v));
   } else if constexpr (std::is_integral_v<T>) {
-    // The empty max / min (-inf / +inf) is the type's lowest / highest value; a double outside
-    // the type's range converted as is would be undefined behaviour.
-    if (std::isnan(v)) return T(0);
-    if (v <= static_cast<double>(std::numeric_limits<T>::lowest()))
-      return std::numeric_limits<T>::lowest();
-    if (v >= static_cast<double>(std::numeric_limits<T>::max()))
-      return std::numeric_limits<T>::max();
-    return static_cast<T>(v);
+    return saturate_int<T>(v);  // the empty max / min (-inf / +inf): the type's lowest / highest
   } else {
     return static_cast<T>(v);
   }

@@ -1,7 +1,6 @@
 #include "ops/text/tfidf_vectorizer.h"
 
 #include <algorithm>
-#include <set>
 
 #include "base/error.h"
 
@@ -38,6 +37,7 @@ TfIdfVectorizer::TfIdfVectorizer(Config config) : config_(std::move(config)) {
       int64_t column = c.ngram_indexes[gram_index];
       KILN_ENSURE(column >= 0 && column < (1 << 24), "TfIdfVectorizer: bad ngram index {}", column);
       grams_[std::vector<int64_t>(pool.begin() + p, pool.begin() + p + n)] = column;
+      gram_lengths_.insert(n);
       output_size_ = std::max(output_size_, column + 1);
     }
   }
@@ -86,17 +86,14 @@ void TfIdfVectorizer::eval(EvalContext& ctx, const TensorRefs& inputs) const {
   float* out = y.data<float>();
   std::fill(out, out + y.numel(), 0.0f);
   std::vector<int64_t> gram;
-  // Only lengths the pool holds can match (an empty pool matches nothing).
-  std::set<int64_t> lengths;
-  for (const auto& [g, column] : grams_) lengths.insert(static_cast<int64_t>(g.size()));
   for (int64_t r = 0; r < rows; r++) {
     const int64_t* row = tokens.data() + r * cols;
     float* counts = out + r * output_size_;
-    // n-grams longer than the row, and skips that put an n-gram past its end, find nothing: the
-    // loops stop there (hostile max_gram_length / max_skip_count of 2^32 looped for seconds).
-    const int64_t max_n = std::min<int64_t>(config_.max_gram_length, cols);
-    for (int64_t n = config_.min_gram_length; n <= max_n; n++) {
-      if (!lengths.count(n)) continue;
+    // Only the pool's gram lengths can match; skips that put an n-gram past the row's end find
+    // nothing: the loops stop there (hostile max_gram_length / max_skip_count of 2^32 or more
+    // looped for seconds to minutes).
+    for (int64_t n : gram_lengths_) {
+      if (n < config_.min_gram_length || n > config_.max_gram_length) continue;
       // A unigram is the same whatever the skip: count it once.
       int64_t max_skip = n == 1 ? 0 : std::min<int64_t>(config_.max_skip_count, cols);
       for (int64_t skip = 0; skip <= max_skip && (n - 1) * (skip + 1) < cols; skip++)

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <map>
+#include <set>
 #include <vector>
 
 #include "core/op.h"
@@ -36,6 +37,7 @@ class TfIdfVectorizer : public Op {
   int64_t output_size_ = 0;
   // n-gram (as token ids: strings are mapped to ids first) -> output column
   std::map<std::vector<int64_t>, int64_t> grams_;
+  std::set<int64_t> gram_lengths_;  // the lengths grams_ holds: no other length can match
   std::map<std::string, int64_t> string_ids_;
 };
 
