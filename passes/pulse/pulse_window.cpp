@@ -36,6 +36,9 @@ const std::string* attribute(const Attributes& attrs, const std::string& key) {
     if (k == key) return &v;
   return nullptr;
 }
+// Op::attributes() returns by value: a pointer into that temporary would dangle (found by the
+// full ASan run of the pulse property tests).
+const std::string* attribute(Attributes&& attrs, const std::string& key) = delete;
 
 // A window op's geometry and pool options, read back from its attributes.
 ops::WindowGeometry geometry_of(const Attributes& attrs) {
@@ -67,7 +70,8 @@ struct KnownPad {
 std::optional<KnownPad> known_pad(const Op& op, const FactRefs& in) {
   const Fact& x = *in.at(0);
   std::vector<int64_t> pads;
-  if (auto* v = attribute(op.attributes(), "pads")) {
+  const Attributes attrs = op.attributes();
+  if (auto* v = attribute(attrs, "pads")) {
     pads = parse_ints(*v);
   } else {
     if (in.size() < 2 || !in[1]) return std::nullopt;
@@ -102,7 +106,7 @@ std::optional<KnownPad> known_pad(const Op& op, const FactRefs& in) {
   probe.data<float>()[0] = 1.0f;
   std::vector<Tensor> outs(1);
   EvalContext ctx(outs);
-  if (attribute(op.attributes(), "pads")) {
+  if (attribute(attrs, "pads")) {
     op.eval(ctx, {&probe});
   } else {
     std::vector<int64_t> one(2 * x.rank(), 0);

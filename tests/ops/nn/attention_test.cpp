@@ -80,7 +80,9 @@ TEST(Attention, SlidingWindowsAndFullyMaskedRows) {
   std::mt19937 rng(2);
   Tensor q = random_tensor({1, 1, 4, 3}, rng), k = random_tensor({1, 1, 6, 3}, rng),
          v = random_tensor({1, 1, 6, 3}, rng);
-  for (auto [l, r] : {std::pair<int64_t, int64_t>{2, 1}, {0, 0}, {-1, 2}, {1, -1}}) {
+  for (auto window : {std::pair<int64_t, int64_t>{2, 1}, {0, 0}, {-1, 2}, {1, -1}}) {
+    // Plain locals: clang 14 cannot capture structured bindings in a lambda.
+    const int64_t l = window.first, r = window.second;
     ops::AttentionOptions o;
     o.left_window = l;
     o.right_window = r;
