@@ -64,9 +64,10 @@ size_t parse_memory_size(const std::string& text) {
 }
 
 void add_limit_options(CLI::App* app, LimitOptions& options) {
-  app->add_option("--max-memory", options.max_memory,
-                  "Tensor memory the command may use (weights + arena + every live tensor), "
-                  "e.g. 512M, 2G; past it: a 'too large' error (default: the physical memory)")
+  app->add_option(
+         "--max-memory", options.max_memory,
+         "Memory the command may use (weights + arena + every live tensor + kernel scratch), "
+         "e.g. 512M, 2G; past it: a 'too large' error (default: the physical memory)")
       ->check(
           [](const std::string& text) -> std::string {
             try {

@@ -6,22 +6,41 @@
 #include <cstdlib>
 
 #include "base/error.h"
+#include "core/run_limits.h"
 
 namespace kiln {
 
+namespace {
+// Scratch counts against the memory budget like tensors (core/run_limits.h): an im2col buffer
+// of a hostile conv gets "too large", not the OOM killer.
+void* new_scratch_block(size_t bytes) {
+  charge_memory(bytes, "kernel scratch");
+  void* data = std::aligned_alloc(kTensorAlignment, bytes);
+  if (!data) {
+    release_memory(bytes);
+    fail("out of memory allocating {} bytes of scratch", bytes);
+  }
+  return data;
+}
+
+void free_scratch_block(void* data, size_t bytes) {
+  std::free(data);
+  release_memory(bytes);
+}
+}  // namespace
+
 ScratchArena::~ScratchArena() {
-  for (const Block& b : blocks_) std::free(b.data);
+  for (const Block& b : blocks_) free_scratch_block(b.data, b.bytes);
 }
 
 void* ScratchArena::allocate(size_t bytes) {
   constexpr size_t kAlign = kTensorAlignment;
+  KILN_ENSURE(bytes <= (size_t{1} << 60), "kernel scratch of {} bytes is too large", bytes);
   size_t rounded = (std::max<size_t>(bytes, 1) + kAlign - 1) / kAlign * kAlign;
   if (blocks_.empty() || blocks_.back().bytes - used_ < rounded) {
     size_t previous = blocks_.empty() ? 0 : blocks_.back().bytes;
     size_t size = std::max(rounded, std::max<size_t>(2 * previous, 4096));
-    void* data = std::aligned_alloc(kAlign, size);
-    if (!data) fail("out of memory allocating {} bytes of scratch", size);
-    blocks_.push_back({data, size});
+    blocks_.push_back({new_scratch_block(size), size});
     used_ = 0;
   }
   void* p = static_cast<char*>(blocks_.back().data) + used_;
@@ -34,11 +53,9 @@ void ScratchArena::reset() {
   if (blocks_.size() > 1) {
     // Grown during this evaluation: one block that holds it all next time.
     size_t size = high_water_;
-    for (const Block& b : blocks_) std::free(b.data);
+    for (const Block& b : blocks_) free_scratch_block(b.data, b.bytes);
     blocks_.clear();
-    void* data = std::aligned_alloc(kTensorAlignment, size);
-    if (!data) fail("out of memory allocating {} bytes of scratch", size);
-    blocks_.push_back({data, size});
+    blocks_.push_back({new_scratch_block(size), size});
   }
   used_ = 0;
   high_water_ = 0;

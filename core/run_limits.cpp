@@ -30,15 +30,15 @@ size_t memory_in_use() {
   return g_in_use.load(std::memory_order_relaxed);
 }
 
-void charge_memory(size_t bytes) {
+void charge_memory(size_t bytes, const char* what) {
   const size_t budget = g_budget.load(std::memory_order_relaxed);
   size_t before = g_in_use.fetch_add(bytes, std::memory_order_relaxed);
   if (budget != 0 && (before + bytes > budget || before + bytes < before)) {
     g_in_use.fetch_sub(bytes, std::memory_order_relaxed);
     fail(
-        "tensor of {} is too large: {} of tensors already allocated, the memory budget is {} "
-        "(--max-memory)",
-        mib(bytes), mib(before), mib(budget));
+        "{} of {} is too large: {} of tensors and scratch already allocated, the memory budget "
+        "is {} (--max-memory)",
+        what, mib(bytes), mib(before), mib(budget));
   }
 }
 

@@ -23,15 +23,16 @@ void check_rank(int64_t rank, const char* what);
 // products) far from int64 overflow whatever a hostile model declares; no real model comes near.
 inline constexpr int64_t kMaxWindowAttribute = int64_t{1} << 31;
 
-// Tensor memory budget: the bytes of every live tensor Storage (kernel scratch and protobuf
+// Memory budget: the bytes of every live tensor Storage and kernel scratch block (protobuf
 // buffers excluded). 0 = no budget (the default). An allocation that would pass the budget
 // throws "too large" before allocating.
 void set_memory_budget(size_t bytes);
 size_t memory_budget();
 // Bytes of tensor storage alive now.
 size_t memory_in_use();
-// Called by Storage: charge throws when the budget would be exceeded.
-void charge_memory(size_t bytes);
+// Called by Storage and ScratchArena: charge throws when the budget would be exceeded; `what`
+// names the allocation in that error.
+void charge_memory(size_t bytes, const char* what = "tensor");
 void release_memory(size_t bytes);
 
 // Run deadline: State checks it between nodes and Loop / Scan once per iteration; past it they

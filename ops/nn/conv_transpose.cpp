@@ -141,31 +141,74 @@ void col2im(const A* cols, int64_t channels, const Window3& w, A* out) {
   }
 }
 
+// The gather form, for outputs smaller than the input (a crop by pads or output_shape): each
+// output position sums the taps that land on it, out[m, o] += x[c, i] * W[c, m, tap] where
+// o = i * stride - pad + tap * dilation. Its cost is output x kernel x channels, where the scatter
+// form (matmul + col2im) costs input x kernel x channels and a [M/g * kernel, input] buffer: a
+// hostile model with a 3x4096 kernel cropped to 10x8 asked for 604 MB and 150M products.
+template <typename A>
+void gather_taps(const A* x, const A* weights, int64_t cg, int64_t mg, const Window3& w, A* out) {
+  const int64_t is = w.in_size(), ks = w.kernel_size(), rows = mg * ks;
+  for (int64_t m = 0; m < mg; m++) {
+    for (int64_t oz = 0; oz < w.out[0]; oz++) {
+      for (int64_t oy = 0; oy < w.out[1]; oy++) {
+        for (int64_t ox = 0; ox < w.out[2]; ox++) {
+          A* o = out + m * w.out_size() + (oz * w.out[1] + oy) * w.out[2] + ox;
+          for (int64_t kz = 0; kz < w.kernel[0]; kz++) {
+            const int64_t tz = oz + w.pad[0] - kz * w.dilation[0];
+            if (tz < 0 || tz % w.stride[0] != 0 || tz / w.stride[0] >= w.in[0]) continue;
+            for (int64_t ky = 0; ky < w.kernel[1]; ky++) {
+              const int64_t ty = oy + w.pad[1] - ky * w.dilation[1];
+              if (ty < 0 || ty % w.stride[1] != 0 || ty / w.stride[1] >= w.in[1]) continue;
+              for (int64_t kx = 0; kx < w.kernel[2]; kx++) {
+                const int64_t tx = ox + w.pad[2] - kx * w.dilation[2];
+                if (tx < 0 || tx % w.stride[2] != 0 || tx / w.stride[2] >= w.in[2]) continue;
+                const int64_t i =
+                    ((tz / w.stride[0]) * w.in[1] + ty / w.stride[1]) * w.in[2] + tx / w.stride[2];
+                const int64_t tap = (kz * w.kernel[1] + ky) * w.kernel[2] + kx;
+                for (int64_t c = 0; c < cg; c++)
+                  *o += x[c * is + i] * weights[c * rows + m * ks + tap];
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
 template <typename T>
-void conv_transpose_kernel(const Tensor& x, const Tensor& wt, const Tensor* bias, const Window3& w,
-                           int64_t group, Tensor& y) {
+void conv_transpose_kernel(EvalContext& ctx, const Tensor& x, const Tensor& wt, const Tensor* bias,
+                           const Window3& w, int64_t group, Tensor& y) {
   using A = nn::Acc<T>;
   int64_t n_batch = x.dim(0), c_in = x.dim(1);
   int64_t cg = c_in / group, mg = wt.dim(1), m_out = mg * group;
   int64_t rows = mg * w.kernel_size(), is = w.in_size(), os = w.out_size();
-  std::vector<A> weights_buf, in_buf, cols(static_cast<size_t>(rows * is)),
-      out(static_cast<size_t>(mg * os));
+  const bool gather = os < is;
+  // The scatter form's buffer comes from the op's scratch, which the memory budget counts.
+  A* cols = gather ? nullptr : ctx.scratch<A>(static_cast<size_t>(rows * is));
+  A* out = ctx.scratch<A>(static_cast<size_t>(mg * os));
+  std::vector<A> weights_buf, in_buf;
   const A* weights = nn::as_acc<A>(wt.data<T>(), wt.numel(), weights_buf);
   const A* xa = nn::as_acc<A>(x.data<T>(), x.numel(), in_buf);
   T* yd = y.data<T>();
   for (int64_t n = 0; n < n_batch; n++) {
     for (int64_t g = 0; g < group; g++) {
-      std::fill(cols.begin(), cols.end(), A(0));
-      // cols = W_g^T x_g, W_g being [C/g, M/g * kernel].
-      nn::matmul_acc<A>(rows, is, cg, weights + g * cg * rows, 1, rows,
-                        xa + (n * c_in + g * cg) * is, is, cols.data(), is);
       for (int64_t m = 0; m < mg; m++) {
         A b = bias ? nn::to_acc<A>(bias->data<T>()[g * mg + m]) : A(0);
-        std::fill(out.begin() + m * os, out.begin() + (m + 1) * os, b);
+        std::fill(out + m * os, out + (m + 1) * os, b);
       }
-      col2im(cols.data(), mg, w, out.data());
+      const A* xg = xa + (n * c_in + g * cg) * is;
+      if (gather) {
+        gather_taps(xg, weights + g * cg * rows, cg, mg, w, out);
+      } else {
+        std::fill(cols, cols + rows * is, A(0));
+        // cols = W_g^T x_g, W_g being [C/g, M/g * kernel].
+        nn::matmul_acc<A>(rows, is, cg, weights + g * cg * rows, 1, rows, xg, is, cols, is);
+        col2im(cols, mg, w, out);
+      }
       T* dst = yd + (n * m_out + g * mg) * os;
-      for (int64_t i = 0; i < mg * os; i++) dst[i] = nn::from_acc<T>(out[static_cast<size_t>(i)]);
+      for (int64_t i = 0; i < mg * os; i++) dst[i] = nn::from_acc<T>(out[i]);
     }
   }
 }
@@ -231,16 +274,16 @@ void ConvTranspose::eval(EvalContext& ctx, const TensorRefs& inputs) const {
   if (y.numel() == 0) return;
   switch (x.dtype()) {
     case DatumType::F32:
-      conv_transpose_kernel<float>(x, wt, bias, w, group_, y);
+      conv_transpose_kernel<float>(ctx, x, wt, bias, w, group_, y);
       break;
     case DatumType::F64:
-      conv_transpose_kernel<double>(x, wt, bias, w, group_, y);
+      conv_transpose_kernel<double>(ctx, x, wt, bias, w, group_, y);
       break;
     case DatumType::F16:
-      conv_transpose_kernel<f16>(x, wt, bias, w, group_, y);
+      conv_transpose_kernel<f16>(ctx, x, wt, bias, w, group_, y);
       break;
     case DatumType::BF16:
-      conv_transpose_kernel<bf16>(x, wt, bias, w, group_, y);
+      conv_transpose_kernel<bf16>(ctx, x, wt, bias, w, group_, y);
       break;
     default:
       fail("ConvTranspose: unsupported type {}", name_of(x.dtype()));

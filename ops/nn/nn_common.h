@@ -60,6 +60,13 @@ const A* as_acc(const T* src, int64_t count, std::vector<A>& buf) {
   }
 }
 
+// The type matmul_acc multiplies and adds A in: integers in an unsigned type at least as wide as
+// unsigned int (no promotion to signed int), so products wrap like two's complement (as ONNX
+// Runtime's integer MatMul does) instead of overflowing, which is undefined behaviour.
+template <typename A>
+using WrapMulOf = std::conditional_t<!std::is_integral_v<A>, A,
+                                     std::conditional_t<(sizeof(A) > 4), uint64_t, uint32_t>>;
+
 // C[i*ldc + j] += sum_k A[i*a_si + k*a_sk] * B[k*ldb + j] for i < m, j < n, k < k_dim.
 // i-k-j order with column tiles, so the innermost loop streams contiguous rows of B and C.
 template <typename A>
@@ -74,7 +81,14 @@ void matmul_acc(int64_t m, int64_t n, int64_t k_dim, const A* a, int64_t a_si, i
       for (int64_t k = 0; k < k_dim; k++) {
         A av = arow[k * a_sk];
         const A* __restrict brow = b + k * ldb + j0;
-        for (int64_t j = 0; j < jn; j++) crow[j] += av * brow[j];
+        if constexpr (std::is_same_v<WrapMulOf<A>, A>) {
+          for (int64_t j = 0; j < jn; j++) crow[j] += av * brow[j];
+        } else {
+          using W = WrapMulOf<A>;
+          for (int64_t j = 0; j < jn; j++)
+            crow[j] = static_cast<A>(static_cast<W>(crow[j]) +
+                                     static_cast<W>(av) * static_cast<W>(brow[j]));
+        }
       }
     }
   }

@@ -110,6 +110,9 @@ void WindowGeometry::resolve_into(const Shape& input, const std::string& op, Sha
   pad_begin.clear();
   for (size_t i = 0; i < rank; i++) {
     int64_t in = input[i], ek = effective_kernel(i), s = strides[i];
+    // With window attributes <= 2^31 (effective kernels < 2^62), inputs <= 2^62 keep every sum
+    // below in int64 (a declared dim of 2^63-1 plus a pad overflowed).
+    KILN_ENSURE(in >= 0 && in <= (int64_t{1} << 62), "{}: input size {} is too large", op, in);
     int64_t out = 0, pb = 0;
     switch (auto_pad) {
       case AutoPad::Valid:

@@ -7,6 +7,7 @@
 
 #include "base/error.h"
 #include "core/graph.h"
+#include "core/op.h"
 #include "core/state.h"
 #include "core/tensor.h"
 
@@ -50,6 +51,36 @@ TEST(RunLimits, MemoryBudgetRefusesAndReleases) {
   set_memory_budget(0);
   EXPECT_EQ(memory_in_use(), before);
   EXPECT_NO_THROW(Tensor(DatumType::F32, {1 << 20}));
+}
+
+// Kernel scratch counts against the budget too: a hostile conv's im2col buffer of gigabytes
+// gets "too large" instead of the OOM killer (fuzz finding 22), and the arena gives its bytes
+// back when it goes.
+TEST(RunLimits, ScratchIsChargedToTheBudget) {
+  const size_t before = memory_in_use();
+  {
+    ScratchArena arena;
+    arena.allocate(100000);
+    EXPECT_GE(memory_in_use(), before + 100000);
+    arena.reset();
+    EXPECT_GE(memory_in_use(), before + 100000);  // the block is kept for the next node
+  }
+  EXPECT_EQ(memory_in_use(), before);
+  set_memory_budget(before + (1 << 20));
+  {
+    ScratchArena arena;
+    EXPECT_NO_THROW(arena.allocate(1 << 19));
+    try {
+      arena.allocate(size_t{6} << 30);
+      ADD_FAILURE();
+    } catch (const Error& e) {
+      EXPECT_NE(e.message().find("kernel scratch of 6144.0 MiB is too large"), std::string::npos)
+          << e.message();
+    }
+    EXPECT_THROW(arena.allocate(~size_t{0} - 10), Error);  // would wrap when rounded up
+  }
+  set_memory_budget(0);
+  EXPECT_EQ(memory_in_use(), before);
 }
 
 // An op that takes a millisecond: a graph of 200 of them runs past a 50 ms deadline.

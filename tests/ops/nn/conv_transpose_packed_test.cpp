@@ -109,6 +109,16 @@ TEST(OpsConvTransposePacked, MatchesReference) {
          .strides = {2, 2},
          .pads = {1, 1, 1, 1}});
   check({.x = {1, 2, 3, 3}, .kernel = {1, 1}, .strides = {3, 3}});  // stride beyond the kernel
+  // Outputs smaller than the input (pads crop): the reference sums in its gather form.
+  check({.x = {1, 3, 6, 6}, .kernel = {3, 3}, .strides = {1, 1}, .pads = {2, 2, 2, 2}});
+  check({.x = {1, 2, 7, 5}, .kernel = {4, 3}, .strides = {2, 2}, .pads = {5, 3, 5, 3}});
+  check({.x = {2, 4, 6, 6},
+         .m_per_group = 2,
+         .group = 2,
+         .kernel = {3, 3},
+         .strides = {2, 1},
+         .dilations = {2, 2},
+         .pads = {6, 4, 4, 4}});
   // 1-D (audio decoders, vocoders) and 3-D.
   check({.x = {1, 8, 17}, .m_per_group = 4, .kernel = {16}, .strides = {8}, .pads = {4, 4}});
   check({.x = {2, 3, 9}, .kernel = {5}, .strides = {1}, .pads = {2, 2}});

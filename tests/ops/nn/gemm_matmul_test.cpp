@@ -134,5 +134,20 @@ TEST(NnDropout, InferenceIdentityAndMask) {
   EXPECT_THROW(d.output_facts(fact_refs(bad)), Error);
 }
 
+// Integer MatMul products that overflow wrap like two's complement (as ONNX Runtime's), computed
+// on an unsigned type: a signed overflow was undefined behaviour (UBSan, fuzz finding 22).
+TEST(NnMatMul, IntegersWrapLikeTwosComplement) {
+  Tensor a = Tensor::from_vector<int32_t>({1, 2}, {65536, -3});
+  Tensor b = Tensor::from_vector<int32_t>({2, 2}, {65536, 1028356992, 5, 7});
+  auto y = run_op(ops::MatMul(), {a, b});
+  // 2^32 wraps to 0; 65536 * 1028356992 = 2^16 * (981 * 2^20 + ...) keeps its low 32 bits.
+  const uint32_t wrapped = 65536u * 1028356992u - 21u;
+  EXPECT_EQ(y[0].values<int32_t>()[0], -15);
+  EXPECT_EQ(y[0].values<int32_t>()[1], static_cast<int32_t>(wrapped));
+  Tensor a64 = Tensor::from_vector<int64_t>({1, 2}, {int64_t{1} << 32, 3});
+  Tensor b64 = Tensor::from_vector<int64_t>({2, 1}, {int64_t{1} << 32, -5});
+  EXPECT_EQ(run_op(ops::MatMul(), {a64, b64})[0].values<int64_t>()[0], -15);  // 2^64 wraps to 0
+}
+
 }  // namespace
 }  // namespace kiln
