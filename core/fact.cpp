@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <string>
 
 #include "base/error.h"
@@ -49,15 +50,18 @@ Tensor parse_fact_value(const Fact& f, std::string_view values, std::string_view
       }
       KILN_ENSURE(!item.empty() && used == item.size(), "fact '{}': '{}' is not a number", text,
                   item);
-      KILN_ENSURE(is_float(f.dt) || v == static_cast<double>(static_cast<int64_t>(v)),
-                  "fact '{}': {} is not an integer", text, item);
+      // The range check comes first: converting a double outside int64 is undefined.
+      KILN_ENSURE(is_float(f.dt) || (v >= -0x1p63 && v < 0x1p63 && v == std::trunc(v)),
+                  "fact '{}': {} is not an integer of at most 64 bits", text, item);
       numbers.push_back(v);
     }
     if (comma == std::string_view::npos) break;
     start = comma + 1;
   }
   int64_t numel = 1;
-  for (int64_t d : *shape) numel *= d;
+  for (int64_t d : *shape) {
+    KILN_ENSURE(!__builtin_mul_overflow(numel, d, &numel), "fact '{}': too many elements", text);
+  }
   KILN_ENSURE(static_cast<int64_t>(numbers.size()) == numel,
               "fact '{}': {} values for a shape of {} elements", text, numbers.size(), numel);
   if (is_float(f.dt)) return Tensor::from_vector<double>(*shape, numbers).cast_to(f.dt);

@@ -89,6 +89,7 @@ if [ "$asan" = 1 ]; then
     run "asan+ubsan unit/cli/model tests" "$dir/tests/kiln_tests" --gtest_brief=1
     run "asan+ubsan backend suite" "$dir/tests/kiln_backend_tests" --gtest_brief=1
     for d in tests/fuzz/regressions/* tests/fuzz/seeds/*; do
+      [ -d "$d" ] || continue
       h=$(basename "$d")
       [ "$h" = src ] && continue
       run "asan+ubsan fuzz replay $d" "$dir/kiln_fuzz_replay" "$h" "$d"

@@ -155,4 +155,12 @@ TEST(FactParse, ConstantValues) {
   EXPECT_THROW(Fact::parse("i64=1.5"), Error);  // not an integer
   EXPECT_THROW(Fact::parse("i64=abc"), Error);  // not a number
   EXPECT_THROW(Fact::parse("S,i64=1"), Error);  // symbolic shape
+  // Integers past int64 (the double -> int64 conversion was undefined: fuzz finding 26) and
+  // element counts that overflow are errors.
+  EXPECT_EQ(Fact::parse("i64=-9223372036854775808").value->value_as_i64(0), INT64_MIN);
+  EXPECT_THROW(Fact::parse("i32=4444444444444444444444444444444"), Error);
+  EXPECT_THROW(Fact::parse("i64=9223372036854775808"), Error);
+  EXPECT_THROW(Fact::parse("i64=inf"), Error);
+  EXPECT_THROW(Fact::parse("i64=nan"), Error);
+  EXPECT_THROW(Fact::parse("4294967296,4294967296,4,i64=1"), Error);
 }

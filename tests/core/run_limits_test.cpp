@@ -54,7 +54,7 @@ TEST(RunLimits, MemoryBudgetRefusesAndReleases) {
 }
 
 // Kernel scratch counts against the budget too: a hostile conv's im2col buffer of gigabytes
-// gets "too large" instead of the OOM killer (fuzz finding 22), and the arena gives its bytes
+// gets "too large" instead of the OOM killer (fuzz finding 24), and the arena gives its bytes
 // back when it goes.
 TEST(RunLimits, ScratchIsChargedToTheBudget) {
   const size_t before = memory_in_use();

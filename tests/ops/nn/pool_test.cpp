@@ -41,7 +41,7 @@ TEST(NnPoolGeometry, SymbolicAndConcreteSizes) {
   EXPECT_EQ(c.resolve({5}, "t").output[0], 3);
   EXPECT_THROW(geo({3}, {0}).complete(1, "t"), Error);
   EXPECT_THROW(geo({3}, {1}).complete(2, "t"), Error);
-  // A declared input size of 2^63-1 plus a pad overflowed int64 (fuzz finding 22): refused.
+  // A declared input size of 2^63-1 plus a pad overflowed int64 (fuzz finding 23): refused.
   WindowGeometry p = geo({3}, {1}, {0, 1}).complete(1, "t");
   EXPECT_EQ(p.resolve({int64_t{1} << 62}, "t").output[0], (int64_t{1} << 62) - 1);
   EXPECT_THROW(p.resolve({INT64_MAX}, "t"), Error);
