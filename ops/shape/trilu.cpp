@@ -22,9 +22,11 @@ void Trilu::eval(EvalContext& ctx, const TensorRefs& inputs) const {
     KILN_ENSURE(inputs[1]->numel() == 1, "Trilu: k must be a scalar");
     k = inputs[1]->value_as_i64(0);
   }
-  int64_t rows = in.dim(in.rank() - 2), cols = in.dim(in.rank() - 1);
-  int64_t mats = rows * cols == 0 ? 0 : in.numel() / (rows * cols);
   Tensor& out = ctx.output(0, in.dtype(), in.shape());
+  // An empty tensor may still declare huge dims ([0, 16, 2^63-1]): rows * cols would overflow.
+  if (in.numel() == 0) return;
+  int64_t rows = in.dim(in.rank() - 2), cols = in.dim(in.rank() - 1);
+  int64_t mats = in.numel() / (rows * cols);
   dispatch_any(in.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     const T* src = in.data<T>();

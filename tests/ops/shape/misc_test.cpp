@@ -88,6 +88,9 @@ TEST(ShapeTrilu, UpperLowerK) {
   EXPECT_EQ(values(eval_op(ops::Trilu(true), {x, Tensor::scalar<int64_t>(1)})[0]),
             (V{0, 2, 3, 0, 0, 6}));
   EXPECT_THROW(facts_of(ops::Trilu(), {Fact::parse("3,f32")}), Error);
+  // Empty, with dims whose product overflows (UBSan, fuzz finding 27).
+  Tensor empty(DatumType::F32, {0, 16, INT64_MAX});
+  EXPECT_EQ(eval_op(ops::Trilu(true), {empty})[0].shape(), empty.shape());
 }
 
 TEST(ShapeOneHot, AxisAndNegative) {
