@@ -132,6 +132,25 @@ T reduced_from_double(double v) {
   }
 }
 
+// Integer sums and products wrap like two's complement (as ONNX Runtime's integer reductions),
+// computed on uint64_t: a signed overflow was undefined behaviour (fuzz finding 28).
+template <typename Acc>
+Acc wrap_add(Acc a, Acc b) {
+  if constexpr (std::is_integral_v<Acc>) {
+    return static_cast<Acc>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b));
+  } else {
+    return a + b;
+  }
+}
+template <typename Acc>
+Acc wrap_mul(Acc a, Acc b) {
+  if constexpr (std::is_integral_v<Acc>) {
+    return static_cast<Acc>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b));
+  } else {
+    return a * b;
+  }
+}
+
 template <typename T>
 void reduce_typed(EvalContext& ctx, ReduceKind kind, const Tensor& in, const Shape& out_strides,
                   Tensor& out) {
@@ -171,10 +190,10 @@ void reduce_typed(EvalContext& ctx, ReduceKind kind, const Tensor& in, const Sha
     case ReduceKind::Sum:
     case ReduceKind::Mean:
     case ReduceKind::LogSum:
-      visit([](Acc& a, Acc v) { a += v; });
+      visit([](Acc& a, Acc v) { a = wrap_add(a, v); });
       break;
     case ReduceKind::Prod:
-      visit([](Acc& a, Acc v) { a *= v; });
+      visit([](Acc& a, Acc v) { a = wrap_mul(a, v); });
       break;
     case ReduceKind::Max:  // NaN propagates, as in numpy.
       visit([](Acc& a, Acc v) { a = v > a || v != v ? v : a; });
@@ -185,14 +204,14 @@ void reduce_typed(EvalContext& ctx, ReduceKind kind, const Tensor& in, const Sha
     case ReduceKind::L1:
       visit([](Acc& a, Acc v) {
         if constexpr (std::is_signed_v<Acc>)
-          a += v < 0 ? -v : v;
+          a = wrap_add(a, v < 0 ? wrap_mul(v, Acc(-1)) : v);
         else
-          a += v;
+          a = wrap_add(a, v);
       });
       break;
     case ReduceKind::L2:
     case ReduceKind::SumSquare:
-      visit([](Acc& a, Acc v) { a += v * v; });
+      visit([](Acc& a, Acc v) { a = wrap_add(a, wrap_mul(v, v)); });
       break;
     case ReduceKind::LogSumExp: {
       // Max first, so exp never overflows.
@@ -280,7 +299,9 @@ void Reduce::eval(EvalContext& ctx, const TensorRefs& inputs) const {
   int64_t stride = 1;
   for (size_t d = rank; d-- > 0;) {
     strides[d] = stride;
-    stride *= kept[d];
+    // An empty input may declare dims whose kept product overflows (fuzz finding 28).
+    KILN_ENSURE(!__builtin_mul_overflow(stride, kept[d], &stride), "{}: output of {} is too large",
+                name(), shape_to_string(kept));
   }
   for (int64_t a : axes) strides[static_cast<size_t>(a)] = 0;
   Shape& out_shape = ctx.temp_shape(0);

@@ -102,6 +102,21 @@ TEST(ReduceOp, IntegerTypesStayExact) {
   expect_values<int32_t>(run(mean, {y})[0], {2}, {2, 3});
   Reduce mx(ReduceKind::Max, std::vector<int64_t>{0}, false);
   expect_values<int8_t>(run(mx, {Tensor::from_vector<int8_t>({2}, {-128, -5})})[0], {}, {-5});
+  // int64 sums and products past the type wrap like two's complement (UBSan: fuzz finding 28).
+  EXPECT_EQ(
+      run(sum, {Tensor::from_vector<int64_t>({1, 2}, {INT64_MAX, 4096})})[0].data<int64_t>()[0],
+      INT64_MIN + 4095);
+  Reduce prod(ReduceKind::Prod, std::vector<int64_t>{0}, false);
+  EXPECT_EQ(
+      run(prod, {Tensor::from_vector<int64_t>({2}, {int64_t{1} << 62, 4})})[0].data<int64_t>()[0],
+      0);  // 2^64 wraps to 0
+  Reduce l1(ReduceKind::L1, std::vector<int64_t>{0}, false);
+  EXPECT_EQ(run(l1, {Tensor::from_vector<int64_t>({2}, {INT64_MIN, -3})})[0].data<int64_t>()[0],
+            INT64_MIN + 3);  // |INT64_MIN| wraps to itself
+  // An empty input whose kept dims multiply past int64 is an error, not an overflow.
+  Tensor empty(DatumType::F32, {0, int64_t{1} << 62, 3});
+  Reduce over0(ReduceKind::Sum, std::vector<int64_t>{0}, true);
+  EXPECT_THROW(run(over0, {empty}), Error);
 }
 
 TEST(ReduceOp, HalfFloats) {
