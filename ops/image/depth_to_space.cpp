@@ -24,7 +24,12 @@ void DepthToSpace::eval(EvalContext& ctx, const TensorRefs& inputs) const {
   KILN_ENSURE(b >= 1 && b <= kMaxBlocksize && c % (b * b) == 0,
               "DepthToSpace: {} channels not divisible by blocksize^2 = {}", c, b * b);
   const int64_t oc = c / (b * b);
-  Tensor& y = ctx.output(0, x.dtype(), {n, oc, h * b, w * b});
+  int64_t oh = 0, ow = 0;
+  // An empty input may declare huge spatial dims (fuzz finding 29).
+  KILN_ENSURE(!__builtin_mul_overflow(h, b, &oh) && !__builtin_mul_overflow(w, b, &ow),
+              "DepthToSpace: spatial dims {}x{} are too large", h, w);
+  Tensor& y = ctx.output(0, x.dtype(), {n, oc, oh, ow});
+  if (x.numel() == 0) return;  // its loops would still walk the non-zero dims, up to 2^62
   dispatch_any(x.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     const T* px = x.data<T>();

@@ -23,8 +23,12 @@ void SpaceToDepth::eval(EvalContext& ctx, const TensorRefs& inputs) const {
   const int64_t b = blocksize_, n = x.dim(0), c = x.dim(1), h = x.dim(2), w = x.dim(3);
   KILN_ENSURE(b >= 1 && b <= kMaxBlocksize && h % b == 0 && w % b == 0,
               "SpaceToDepth: spatial dims {}x{} not divisible by blocksize {}", h, w, b);
-  const int64_t oh = h / b, ow = w / b, oc = c * b * b;
+  const int64_t oh = h / b, ow = w / b;
+  int64_t oc = 0;
+  // An empty input may declare a huge channel count (fuzz finding 29).
+  KILN_ENSURE(!__builtin_mul_overflow(c, b * b, &oc), "SpaceToDepth: {} channels are too many", c);
   Tensor& y = ctx.output(0, x.dtype(), {n, oc, oh, ow});
+  if (x.numel() == 0) return;  // its loops would still walk the non-zero dims, up to 2^62
   dispatch_any(x.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     const T* px = x.data<T>();

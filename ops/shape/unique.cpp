@@ -37,8 +37,11 @@ void Unique::eval(EvalContext& ctx, const TensorRefs& inputs) const {
   if (axis_) {
     axis = normalize_axis(*axis_, x.rank(), name());
     n = x.dim(axis);
-    for (size_t i = 0; i < axis; i++) outer *= x.dim(i);
-    for (size_t i = axis + 1; i < x.rank(); i++) inner *= x.dim(i);
+    // An empty input may declare dims whose products overflow (fuzz finding 29).
+    for (size_t i = 0; i < axis; i++)
+      KILN_ENSURE(!__builtin_mul_overflow(outer, x.dim(i), &outer), "Unique: input too large");
+    for (size_t i = axis + 1; i < x.rank(); i++)
+      KILN_ENSURE(!__builtin_mul_overflow(inner, x.dim(i), &inner), "Unique: input too large");
   }
   dispatch_any(x.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -76,7 +79,8 @@ void Unique::eval(EvalContext& ctx, const TensorRefs& inputs) const {
       y_shape[axis] = u;
     }
     T* y = ctx.output(0, x.dtype(), y_shape).template data<T>();
-    for (int64_t o = 0; o < outer; o++)
+    // Nothing to copy when there are no slices or they are empty (outer alone may be 2^41).
+    for (int64_t o = 0; o < (u > 0 && inner > 0 ? outer : 0); o++)
       for (int64_t g = 0; g < u; g++)
         for (int64_t i = 0; i < inner; i++)
           y[(o * u + g) * inner + i] = src[(o * n + groups[g].front()) * inner + i];

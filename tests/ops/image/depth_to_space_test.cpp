@@ -61,3 +61,15 @@ TEST(SpaceToDepth, BlocksToChannels) {
   EXPECT_THROW(op.output_facts({&odd}), Error);
   EXPECT_THROW(run(op, {Tensor::from_vector<float>({1, 1, 1, 3}, {1, 2, 3})}), Error);
 }
+
+// Empty inputs declaring huge dims (fuzz finding 29): the loops walked the non-zero dims (a hang
+// at -O1, optimized away at -O3), and the output dims could overflow.
+TEST(DepthToSpace, EmptyInputsWithHugeDims) {
+  Tensor x(DatumType::F32, {1, 41, 0, int64_t{1} << 62});
+  auto y = run(ops::SpaceToDepth(16384), {x});
+  EXPECT_EQ(y[0].shape(), Shape({1, 41 * 16384 * 16384LL, 0, (int64_t{1} << 62) / 16384}));
+  Tensor wide(DatumType::F32, {1, 4, 0, int64_t{1} << 62});
+  EXPECT_THROW(run(ops::DepthToSpace(2, false), {wide}), Error);  // 2^63 columns
+  Tensor many(DatumType::F32, {1, int64_t{1} << 62, 0, 4});
+  EXPECT_THROW(run(ops::SpaceToDepth(2), {many}), Error);  // 2^64 channels
+}

@@ -9,6 +9,15 @@ namespace {
 using namespace reduce_test;
 using ops::Unique;
 
+// No slices along the axis of an empty input whose other dims are huge (fuzz finding 29: the
+// copy walked 2^41 outer rows).
+TEST(UniqueOp, EmptyAxisWithHugeOuterDims) {
+  Tensor x(DatumType::F32, {2, int64_t{1} << 40, 0});
+  auto out = run(Unique(false, 2), {x}, 4);
+  EXPECT_EQ(out[0].shape(), Shape({2, int64_t{1} << 40, 0}));
+  EXPECT_EQ(out[2].numel(), 0);
+}
+
 TEST(UniqueOp, SortedFlat) {
   Tensor x = f32({2, 3}, {2, 1, 1, 3, 4, 3});
   auto out = run(Unique(true, std::nullopt), {x}, 4);
