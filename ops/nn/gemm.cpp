@@ -95,23 +95,13 @@ OpPtr Gemm::codegen(const FactRefs& inputs) const {
 
 namespace {
 
-// The type a Gemm accumulates in: signed integers as their unsigned type.
-template <typename T, bool = std::is_integral_v<T>&& std::is_signed_v<T>>
-struct WrapOf {
-  using type = T;
-};
-template <typename T>
-struct WrapOf<T, true> {
-  using type = std::make_unsigned_t<T>;
-};
-
 template <typename T>
 void gemm(const Tensor& a, const Tensor& b, const Tensor* c, int64_t m, int64_t n, int64_t k,
           bool ta, bool tb, double alpha, double beta, Tensor& y) {
-  // Signed integers multiply and add as their unsigned type: they wrap like two's complement
-  // (as ONNX Runtime's int Gemm does) instead of overflowing, which is undefined behaviour.
+  // Integers multiply and add on an unsigned type (nn::WrapMulOf, shared with matmul_acc): they
+  // wrap like two's complement (as ONNX Runtime's int Gemm does) instead of overflowing.
   using Acc = nn::Acc<T>;
-  using A = typename WrapOf<Acc>::type;
+  using A = nn::WrapMulOf<Acc>;
   std::vector<A> abuf, bbuf, acc;
   const A* ad = nn::as_acc<A>(a.data<T>(), a.numel(), abuf);
   const A* bd = nn::as_acc<A>(b.data<T>(), b.numel(), bbuf);
