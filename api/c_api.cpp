@@ -301,6 +301,22 @@ kiln_status kiln_session_run(kiln_session* session, const kiln_tensor* const* in
   return hand_out_tensors(results, outputs, num_outputs);
 }
 
+kiln_status kiln_session_run_into(kiln_session* session, const kiln_tensor* const* inputs,
+                                  size_t num_inputs, kiln_tensor* const* outputs,
+                                  size_t num_outputs) {
+  KILN_C_REQUIRE(session);
+  if (num_outputs > 0 && outputs == nullptr)
+    return failed(KILN_INVALID_ARGUMENT, "outputs is NULL");
+  std::vector<Tensor> in;
+  if (auto s = collect_inputs(inputs, num_inputs, in)) return s;
+  std::vector<Tensor> out;
+  for (size_t i = 0; i < num_outputs; i++) {
+    if (!outputs[i]) return failed(KILN_INVALID_ARGUMENT, fmt::format("outputs[{}] is NULL", i));
+    out.push_back(outputs[i]->tensor);
+  }
+  return call([&] { session->session.run_into(in, out); });
+}
+
 kiln_status kiln_session_profile(kiln_session* session, const kiln_tensor* const* inputs,
                                  size_t num_inputs, int runs, const char** out) {
   KILN_C_REQUIRE(session);
@@ -453,6 +469,19 @@ kiln_status kiln_tensor_create(kiln_datum_type dt, const int64_t* shape, size_t 
     std::vector<int64_t> dims(shape, shape + rank);
     Tensor t = data ? Tensor(static_cast<DataType>(dt), dims, data, nbytes)
                     : Tensor(static_cast<DataType>(dt), dims);
+    *out = new kiln_tensor{std::move(t), std::move(dims)};
+  });
+}
+
+kiln_status kiln_tensor_wrap(kiln_datum_type dt, const int64_t* shape, size_t rank, void* data,
+                             size_t nbytes, kiln_tensor** out) {
+  KILN_C_REQUIRE(out);
+  if (rank > 0 && shape == nullptr) return failed(KILN_INVALID_ARGUMENT, "shape is NULL");
+  if (dt < KILN_F32 || dt > KILN_BOOL)
+    return failed(KILN_INVALID_ARGUMENT, fmt::format("unknown datum type code {}", int(dt)));
+  return call([&] {
+    std::vector<int64_t> dims(shape, shape + rank);
+    Tensor t = Tensor::wrap(static_cast<DataType>(dt), dims, data, nbytes);
     *out = new kiln_tensor{std::move(t), std::move(dims)};
   });
 }

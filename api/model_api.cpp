@@ -263,27 +263,105 @@ std::vector<Tensor> Session::run(const std::map<std::string, Tensor>& inputs) {
   });
 }
 
+namespace {
+
+// Whether caller memory can be used as a kiln tensor in place: the shape's exact size, aligned
+// to the element size. Anything else goes the copying way, which reports what is wrong.
+bool borrowable(DataType dt, const std::vector<int64_t>& shape, const void* data, size_t nbytes) {
+  size_t elem = data_type_size(dt);
+  int64_t numel = 1;
+  for (int64_t d : shape) {
+    if (d < 0 || (d > 0 && numel > (int64_t{1} << 62) / d)) return false;
+    numel *= d;
+  }
+  if (static_cast<uint64_t>(numel) * elem != nbytes) return false;
+  if (nbytes == 0) return true;
+  return data != nullptr && reinterpret_cast<uintptr_t>(data) % std::min<size_t>(elem, 16) == 0;
+}
+
+bool overlap(const void* a, size_t a_bytes, const void* b, size_t b_bytes) {
+  auto pa = reinterpret_cast<uintptr_t>(a), pb = reinterpret_cast<uintptr_t>(b);
+  return a_bytes && b_bytes && pa < pb + b_bytes && pb < pa + a_bytes;
+}
+
+// An output buffer that shares memory with an input or another output is written after the run
+// (as before zero-copy), never during it: an op must not overwrite what it still reads.
+bool shares_memory(const std::vector<ConstBuffer>& inputs, const std::vector<MutBuffer>& outputs,
+                   size_t o) {
+  const MutBuffer& b = outputs[o];
+  for (const auto& in : inputs)
+    if (overlap(b.data, b.nbytes, in.data, in.nbytes)) return true;
+  for (size_t j = 0; j < outputs.size(); j++)
+    if (j != o && overlap(b.data, b.nbytes, outputs[j].data, outputs[j].nbytes)) return true;
+  return false;
+}
+
+}  // namespace
+
 void Session::run(const std::vector<ConstBuffer>& inputs, const std::vector<MutBuffer>& outputs) {
   guarded([&] {
     const Graph& graph = impl_->runnable->plan->graph();
+    const Graph& loaded = *impl_->runnable->loaded;
     KILN_ENSURE(outputs.size() == graph.outputs().size(),
                 "the model has {} outputs, {} output buffers given", graph.outputs().size(),
                 outputs.size());
-    std::vector<Tensor> tensors;
-    tensors.reserve(inputs.size());
-    for (const auto& b : inputs) tensors.emplace_back(b.dtype, b.shape, b.data, b.nbytes);
-    auto results = run(tensors);
-    for (size_t i = 0; i < results.size(); i++) {
-      const kiln::Tensor& r = unwrap(results[i]);
+    KILN_ENSURE(inputs.size() == loaded.inputs().size(), "the model has {} inputs, {} given",
+                loaded.inputs().size(), inputs.size());
+    std::vector<kiln::Tensor> in;
+    in.reserve(inputs.size());
+    for (const auto& b : inputs) {
+      // Read in place: ops never write their inputs (the const_cast is never written through).
+      if (borrowable(b.dtype, b.shape, b.data, b.nbytes))
+        in.push_back(kiln::Tensor::borrow(to_datum_type(b.dtype), b.shape,
+                                          const_cast<void*>(b.data), b.nbytes));
+      else
+        in.push_back(unwrap(Tensor(b.dtype, b.shape, b.data, b.nbytes)));
+    }
+    passes::check_constant_inputs(loaded, in);
+    std::vector<kiln::Tensor> targets(outputs.size());
+    for (size_t i = 0; i < outputs.size(); i++) {
       const MutBuffer& b = outputs[i];
-      KILN_ENSURE(b.dtype == results[i].dtype() && b.shape == r.shape() && b.nbytes == r.nbytes(),
-                  "output {} '{}' is {},{} ({} bytes): the buffer given is {},{} ({} bytes)", i,
-                  graph.output_names()[i], shape_to_string(r.shape()), name_of(r.dtype()),
-                  r.nbytes(), shape_to_string(b.shape), data_type_name(b.dtype), b.nbytes);
+      // A buffer of another type is never written (the check after the run names both).
+      const Fact& fact = graph.fact(graph.outputs()[i]);
+      if (fact.dt == to_datum_type(b.dtype) && borrowable(b.dtype, b.shape, b.data, b.nbytes) &&
+          !shares_memory(inputs, outputs, i))
+        targets[i] = kiln::Tensor::borrow(fact.dt, b.shape, b.data, b.nbytes);
+    }
+    std::vector<kiln::Tensor> results;
+    impl_->session.run(in, results, targets);
+    for (size_t i = 0; i < results.size(); i++) {
+      const kiln::Tensor& r = results[i];
+      const MutBuffer& b = outputs[i];
+      from_datum_type(r.dtype(), fmt::format("output {} '{}'", i, graph.output_names()[i]));
+      KILN_ENSURE(
+          to_datum_type(b.dtype) == r.dtype() && b.shape == r.shape() && b.nbytes == r.nbytes(),
+          "output {} '{}' is {},{} ({} bytes): the buffer given is {},{} ({} bytes)", i,
+          graph.output_names()[i], shape_to_string(r.shape()), name_of(r.dtype()), r.nbytes(),
+          shape_to_string(b.shape), data_type_name(b.dtype), b.nbytes);
       KILN_ENSURE(b.data != nullptr || b.nbytes == 0, "output {} '{}': the buffer is null", i,
                   graph.output_names()[i]);
-      if (b.nbytes) std::memcpy(b.data, r.raw_data(), b.nbytes);
+      // Written in place unless the output is a view of something else (an input, a constant,
+      // part of another buffer: memmove, as that may be this very buffer).
+      if (b.nbytes && r.raw_data() != b.data) std::memmove(b.data, r.raw_data(), b.nbytes);
     }
+  });
+}
+
+void Session::run_into(const std::vector<Tensor>& inputs, const std::vector<Tensor>& outputs) {
+  guarded([&] {
+    std::vector<ConstBuffer> in;
+    for (size_t i = 0; i < inputs.size(); i++) {
+      const Tensor& t = inputs[i];
+      KILN_ENSURE(!t.is_null(), "input {} is the null tensor", i);
+      in.push_back({t.dtype(), t.shape(), t.data(), t.nbytes()});
+    }
+    std::vector<MutBuffer> out;
+    for (size_t i = 0; i < outputs.size(); i++) {
+      Tensor t = outputs[i];
+      KILN_ENSURE(!t.is_null(), "output {} is the null tensor", i);
+      out.push_back({t.dtype(), t.shape(), t.data(), t.nbytes()});
+    }
+    run(in, out);
   });
 }
 

@@ -99,6 +99,11 @@ Tensor::Tensor(DataType dt, const std::vector<int64_t>& shape, const void* data,
   impl_ = std::make_shared<Impl>(Impl{std::move(t)});
 }
 
+Tensor Tensor::wrap(DataType dt, const std::vector<int64_t>& shape, void* data, size_t nbytes) {
+  return guarded(
+      [&] { return api::wrap(kiln::Tensor::borrow(to_datum_type(dt), shape, data, nbytes)); });
+}
+
 bool Tensor::is_null() const {
   return !impl_ || impl_->tensor.is_null();
 }

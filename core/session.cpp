@@ -15,6 +15,12 @@ void Session::run(const std::vector<Tensor>& inputs, std::vector<Tensor>& output
   state_.run(inputs, outputs);
 }
 
+void Session::run(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs,
+                  const std::vector<Tensor>& targets) {
+  PoolScope scope(&pool_);
+  state_.run(inputs, outputs, targets);
+}
+
 std::vector<Tensor> Session::run_timed(const std::vector<Tensor>& inputs, const NodeTimer& timer,
                                        BodyTimer* bodies) {
   PoolScope scope(&pool_);

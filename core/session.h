@@ -27,6 +27,8 @@ class Session {
   // As State::run, on this session's threads.
   std::vector<Tensor> run(const std::vector<Tensor>& inputs);
   void run(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs);
+  void run(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs,
+           const std::vector<Tensor>& targets);
   std::vector<Tensor> run_timed(const std::vector<Tensor>& inputs, const NodeTimer& timer,
                                 BodyTimer* bodies = nullptr);
 

@@ -191,6 +191,23 @@ void State::run(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs)
   run_into(inputs, outputs, nullptr);
 }
 
+void State::run(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs,
+                const std::vector<Tensor>& targets) {
+  KILN_ENSURE(targets.size() == plan_->graph().outputs().size(),
+              "the model has {} outputs, {} targets given", plan_->graph().outputs().size(),
+              targets.size());
+  run_into(inputs, outputs, nullptr, nullptr, nullptr, &targets);
+}
+
+// Caller memory must not outlive the run in values_: a later run would write into it (a
+// Written value keeps its buffer for the next run).
+void State::release_borrowed() {
+  borrowed_ = false;
+  for (auto& slots : values_)
+    for (Tensor& t : slots)
+      if (t.is_borrowed()) t.drop_storage();
+}
+
 std::vector<Tensor> State::run_timed(const std::vector<Tensor>& inputs, const NodeTimer& timer,
                                      BodyTimer* bodies, const std::string& prefix) {
   std::vector<Tensor> outputs;
@@ -199,7 +216,21 @@ std::vector<Tensor> State::run_timed(const std::vector<Tensor>& inputs, const No
 }
 
 void State::run_into(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs,
-                     const NodeTimer* timer, BodyTimer* bodies, const std::string* prefix) {
+                     const NodeTimer* timer, BodyTimer* bodies, const std::string* prefix,
+                     const std::vector<Tensor>* targets) {
+  try {
+    evaluate(inputs, outputs, timer, bodies, prefix, targets);
+  } catch (...) {
+    // Whatever failed, no value may keep caller memory (a later run would write into it).
+    if (borrowed_) release_borrowed();
+    throw;
+  }
+  if (borrowed_) hand_back_borrowed(outputs, targets);
+}
+
+void State::evaluate(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs,
+                     const NodeTimer* timer, BodyTimer* bodies, const std::string* prefix,
+                     const std::vector<Tensor>* targets) {
   check_inputs(inputs);
   const Graph& g = plan_->graph();
   // The caller's tensors of the last run and this State's views of other values hold references
@@ -215,8 +246,26 @@ void State::run_into(const std::vector<Tensor>& inputs, std::vector<Tensor>& out
       kinds_[first + s] = OutputKind::None;
     }
   }
-  for (size_t i = 0; i < inputs.size(); i++)
+  borrowed_ = false;
+  for (size_t i = 0; i < inputs.size(); i++) {
     values_[static_cast<size_t>(g.inputs()[i].node)][0] = inputs[i];
+    borrowed_ = borrowed_ || inputs[i].is_borrowed();
+  }
+  // An output computed by a node starts the run as its target: EvalContext::output reuses a
+  // borrowed buffer that is large enough (Tensor::reset), so the op writes there. An output
+  // that was a view of another value in the last run (a Flatten or Reshape at the end) gives
+  // its target to the value it views, when that one has the same size.
+  for (size_t i = 0; targets && i < targets->size(); i++) {
+    const Tensor& target = (*targets)[i];
+    if (target.is_null()) continue;
+    size_t vi = value_index(g.outputs()[i]);
+    for (size_t hops = 0; values_info_[vi].source >= 0 && hops < values_info_.size(); hops++)
+      vi = static_cast<size_t>(values_info_[vi].source);
+    const Value& v = values_info_[vi];
+    if (!v.computed || (vi != value_index(g.outputs()[i]) && v.bytes != target.nbytes())) continue;
+    values_[static_cast<size_t>(v.node)][vi - first_value_[static_cast<size_t>(v.node)]] = target;
+    borrowed_ = true;
+  }
   for (int id : order_without_consts_) {
     check_deadline("running the graph");  // --timeout (core/run_limits.h)
     const Node& n = g.node(id);
@@ -253,6 +302,19 @@ void State::run_into(const std::vector<Tensor>& inputs, std::vector<Tensor>& out
   if (layout_stale_) lay_out();
 }
 
+// Outputs that view a borrowed input (caller memory kiln does not own) become copies: the
+// caller may free its input once the run returns. Outputs written into their targets stay.
+void State::hand_back_borrowed(std::vector<Tensor>& outputs, const std::vector<Tensor>* targets) {
+  for (Tensor& out : outputs) {
+    if (!out.is_borrowed()) continue;
+    bool target = false;
+    for (size_t i = 0; targets && i < targets->size(); i++)
+      target = target || out.shares_storage_with((*targets)[i]);
+    if (!target) out = out.clone();
+  }
+  release_borrowed();
+}
+
 // Checks the node's outputs against the layout: a value larger than planned, made another way
 // than when the arena was laid out, or a view into the arena the plan does not know of (its
 // buffer could be reused while the view lives: it is copied out) asks for a new layout.
@@ -272,6 +334,7 @@ void State::after_node(int id) {
       layout_stale_ = true;
     }
     bool in_arena = arena && t.storage_base() == arena;
+    if (kind != OutputKind::HandedOver) v.source = -1;  // views nothing this run
     if (kind == OutputKind::Written) {
       if (placements_[vi].arena && !in_arena) layout_stale_ = true;  // outgrew its slot
       continue;

@@ -75,6 +75,14 @@ class State {
   // holds the previous run's outputs, their buffers are reused: a steady-state run through
   // this overload allocates nothing.
   void run(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs);
+  // Same, with one target per model output (null: none): a target is caller memory
+  // (Tensor::borrow) that the op computing the output writes into, with no copy, when it writes
+  // a buffer of its own of that type and at most that size; outputs[i] then shares the
+  // target's storage (compare raw_data() to see; otherwise outputs[i] is a buffer of kiln's).
+  // Borrowed inputs and targets are released before this returns or throws: the State keeps no
+  // reference to caller memory between runs.
+  void run(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs,
+           const std::vector<Tensor>& targets);
   // Same, calling `timer` after each node; with `bodies`, the nodes inside the bodies of its
   // control-flow nodes report to it too, their paths starting with `prefix` (core/op.h).
   std::vector<Tensor> run_timed(const std::vector<Tensor>& inputs, const NodeTimer& timer,
@@ -97,7 +105,12 @@ class State {
   void check_inputs(const std::vector<Tensor>& inputs);
   void run_into(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs,
                 const NodeTimer* timer, BodyTimer* bodies = nullptr,
-                const std::string* prefix = nullptr);
+                const std::string* prefix = nullptr, const std::vector<Tensor>* targets = nullptr);
+  void evaluate(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs,
+                const NodeTimer* timer, BodyTimer* bodies, const std::string* prefix,
+                const std::vector<Tensor>* targets);
+  void release_borrowed();
+  void hand_back_borrowed(std::vector<Tensor>& outputs, const std::vector<Tensor>* targets);
   void after_node(int id);
   void lay_out();
   size_t value_index(Outlet o) const {
@@ -121,6 +134,7 @@ class State {
   std::vector<std::unique_ptr<OpState>> op_states_;  // per node, what its op keeps between runs
   Tensor arena_;                                     // u8, the planned values' memory
   bool layout_stale_ = true;
+  bool borrowed_ = false;  // this run's inputs or targets include caller memory
   int layouts_ = 0;
   ScratchArena scratch_;
 };

@@ -79,7 +79,13 @@ Storage::Storage(DatumType dt, size_t count) : dt_(dt), count_(count) {
   }
 }
 
+Storage::Storage(DatumType dt, void* data, size_t bytes)
+    : dt_(dt), count_(bytes / size_of(dt)), bytes_(bytes), data_(data), borrowed_(true) {
+  KILN_ENSURE(!is_object(dt), "cannot borrow memory for {} elements", name_of(dt));
+}
+
 Storage::~Storage() {
+  if (borrowed_) return;
   if (dt_ == DatumType::String) {
     auto* s = static_cast<std::string*>(data_);
     for (size_t i = 0; i < count_; i++) s[i].~basic_string();
@@ -96,6 +102,23 @@ Storage::~Storage() {
   std::free(data_);
   size_t alloc = (bytes_ + kTensorAlignment - 1) / kTensorAlignment * kTensorAlignment;
   release_memory(alloc == 0 ? kTensorAlignment : alloc);
+}
+
+Tensor Tensor::borrow(DatumType dt, Shape shape, void* data, size_t nbytes) {
+  KILN_ENSURE(!is_object(dt), "cannot borrow caller memory for {} elements", name_of(dt));
+  Tensor t;
+  t.dt_ = dt;
+  t.numel_ = shape_numel(shape);
+  t.shape_ = std::move(shape);
+  size_t need = storage_count(t.numel_, dt) * size_of(dt);
+  KILN_ENSURE(nbytes == need, "a {},{} tensor is {} bytes: {} bytes given",
+              shape_to_string(t.shape_), name_of(dt), need, nbytes);
+  KILN_ENSURE(data != nullptr || nbytes == 0, "a {} byte buffer at NULL", nbytes);
+  size_t align = std::min<size_t>(size_of(dt), alignof(std::max_align_t));
+  KILN_ENSURE(reinterpret_cast<uintptr_t>(data) % align == 0,
+              "{} data at {} is not aligned to {} bytes", name_of(dt), data, align);
+  t.storage_ = std::make_shared<Storage>(dt, data, nbytes);
+  return t;
 }
 
 Tensor::Tensor(DatumType dt, Shape shape) : dt_(dt), shape_(std::move(shape)) {
@@ -225,8 +248,9 @@ void Tensor::reset(DatumType dt, const Shape& shape) {
   int64_t n = shape_numel(shape);
   size_t count = storage_count(n, dt);
   size_t need = count * size_of(dt);
-  bool reusable = storage_ && storage_.use_count() == 1 && offset_bytes_ == 0 &&
-                  storage_->capacity_bytes() >= need &&
+  // Borrowed memory was lent to be written (State's output targets): shared or not, it serves.
+  bool reusable = storage_ && (storage_.use_count() == 1 || storage_->borrowed()) &&
+                  offset_bytes_ == 0 && storage_->capacity_bytes() >= need &&
                   is_object(dt) == is_object(storage_->datum_type()) &&
                   (!is_object(dt) || storage_->datum_type() == dt);
   if (!reusable) {

@@ -25,10 +25,14 @@ std::vector<int64_t> contiguous_strides(std::span<const int64_t> shape);
 
 inline constexpr size_t kTensorAlignment = 64;
 
-// Owned, aligned memory for `count` elements of one type (strings are constructed in place).
+// Owned, aligned memory for `count` elements of one type (strings are constructed in place),
+// or plain-data memory borrowed from the caller (Tensor::borrow).
 class Storage {
  public:
   Storage(DatumType dt, size_t count);
+  // Borrows `bytes` bytes at `data` (plain-data types): never freed, never charged to the
+  // memory budget.
+  Storage(DatumType dt, void* data, size_t bytes);
   ~Storage();
   Storage(const Storage&) = delete;
   Storage& operator=(const Storage&) = delete;
@@ -36,12 +40,14 @@ class Storage {
   void* data() const { return data_; }
   size_t capacity_bytes() const { return bytes_; }
   DatumType datum_type() const { return dt_; }
+  bool borrowed() const { return borrowed_; }
 
  private:
   DatumType dt_;
   size_t count_;
   size_t bytes_;
   void* data_;
+  bool borrowed_ = false;
 };
 
 class Tensor {
@@ -52,6 +58,11 @@ class Tensor {
 
   template <typename T>
   static Tensor from_vector(Shape shape, const std::vector<T>& values);
+  // A tensor over caller memory, no copy: `nbytes` must be the shape's size and `data` aligned
+  // to the element size (plain-data types only). The caller keeps the memory alive and
+  // unchanged while any tensor sharing it lives; kiln never frees it. Ops never write into
+  // their inputs, so a borrowed input is only read.
+  static Tensor borrow(DatumType dt, Shape shape, void* data, size_t nbytes);
   template <typename T>
   static Tensor scalar(T value) {
     return from_vector<T>({}, std::vector<T>{value});
@@ -103,7 +114,8 @@ class Tensor {
   Tensor cast_to(DatumType dt) const;
 
   // Makes this tensor a contiguous tensor of that type and shape, reusing its storage when it
-  // is the only owner and the storage is large enough (no allocation in steady state).
+  // is the only owner (or the storage is borrowed: caller memory lent to be written) and the
+  // storage is large enough (no allocation in steady state).
   // Contents are unspecified afterwards.
   void reset(DatumType dt, const Shape& shape);
 
@@ -127,6 +139,8 @@ class Tensor {
   }
 
   bool shares_storage_with(const Tensor& other) const { return storage_ == other.storage_; }
+  // True when the storage is caller memory (Tensor::borrow).
+  bool is_borrowed() const { return storage_ && storage_->borrowed(); }
   // True when both have the same type, shape and elements (NaN never equals NaN here).
   bool equals(const Tensor& other) const;
   // "1,2,f32 [0.5, 1, ...]": for messages and tests, at most max_values elements.

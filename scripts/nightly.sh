@@ -5,7 +5,10 @@
 #      (scripts/sanitize.sh);
 #   2. long fuzz runs of every harness (scripts/fuzz.sh --seconds N, two at a time, nice 19),
 #      whose findings must be fixed and committed under tests/fuzz/regressions/;
-#   3. the ARM legs with every unit test (scripts/ci-arm.sh --full, aarch64 and armv7).
+#   3. the ARM legs with every unit test (scripts/ci-arm.sh --full, aarch64 and armv7);
+#   4. the amd64 packages installed with dpkg -i + apt-get -f into a clean Debian 12 root
+#      (scripts/deb-chroot-test.sh: root, debootstrap and the Debian mirror; skipped, exit 77,
+#      without root or debootstrap).
 # Usage: scripts/nightly.sh [--fuzz-seconds N] [--skip-arm]   (default 3600 s per harness)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -31,5 +34,12 @@ if [ "$arm" = 1 ]; then
   step env KILN_CI_ARM_SHARED=ON bash scripts/ci-arm.sh --full
   step bash scripts/ci-arm.sh --full --arch armv7
 fi
+deb_chroot() {
+  bash scripts/deb-chroot-test.sh build
+  local rc=$?
+  [ $rc = 77 ] && { echo "nightly: deb-chroot-test skipped (no root or debootstrap)"; return 0; }
+  return $rc
+}
+[ -f build/CPackConfig.cmake ] && step deb_chroot
 echo "nightly: $((SECONDS - start)) s in all; $([ $status = 0 ] && echo all clean || echo FAILURES above)"
 exit $status

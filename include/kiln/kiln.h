@@ -110,6 +110,14 @@ KILN_API void kiln_session_destroy(kiln_session* session);
 /* Inputs in the model's order; writes one new tensor per model output into outputs[0..n). */
 KILN_API kiln_status kiln_session_run(kiln_session* session, const kiln_tensor* const* inputs,
                                       size_t num_inputs, kiln_tensor** outputs, size_t num_outputs);
+/* Inputs in the model's order; writes output i into outputs[i], an existing tensor of exactly
+ * the output's type and shape (kiln_tensor_create or kiln_tensor_wrap). No copy when the
+ * layouts match: wrapped inputs are read in place, and an output is computed straight into its
+ * tensor unless it is a view of an input or a constant, or its memory overlaps another
+ * argument's (then it is copied there after the run). */
+KILN_API kiln_status kiln_session_run_into(kiln_session* session, const kiln_tensor* const* inputs,
+                                           size_t num_inputs, kiln_tensor* const* outputs,
+                                           size_t num_outputs);
 /* Runs `runs` times; *out is a JSON text (valid until the next profile call on this session):
  * {"total_ms": mean ms per run, "nodes": [{"name", "op", "ms"}, ...] slowest first}. */
 KILN_API kiln_status kiln_session_profile(kiln_session* session, const kiln_tensor* const* inputs,
@@ -162,6 +170,11 @@ KILN_API kiln_status kiln_stream_session_pulses(const kiln_stream_session* strea
  * NULL for zeros). */
 KILN_API kiln_status kiln_tensor_create(kiln_datum_type dt, const int64_t* shape, size_t rank,
                                         const void* data, size_t nbytes, kiln_tensor** out);
+/* A tensor over the caller's memory, no copy: `nbytes` exactly the shape's size, `data`
+ * aligned to the element size. The caller keeps it alive while the tensor is used; kiln never
+ * frees it and never writes it as an input (kiln_session_run_into writes outputs into it). */
+KILN_API kiln_status kiln_tensor_wrap(kiln_datum_type dt, const int64_t* shape, size_t rank,
+                                      void* data, size_t nbytes, kiln_tensor** out);
 /* Reads a .npy or .pb (ONNX TensorProto) file. */
 KILN_API kiln_status kiln_tensor_read(const char* path, kiln_tensor** out);
 KILN_API void kiln_tensor_destroy(kiln_tensor* tensor);

@@ -109,6 +109,11 @@ class KILN_API Tensor {
   static Tensor from_vector(const std::vector<int64_t>& shape, const std::vector<T>& values) {
     return Tensor(DataTypeOf<T>::value, shape, values.data(), values.size() * sizeof(T));
   }
+  // A tensor over the caller's memory, no copy: `nbytes` exactly the shape's size, `data`
+  // aligned to the element size (throws kiln::Error otherwise). The caller keeps the memory
+  // alive while the tensor (or a copy of the handle) is in use; kiln never frees it. Given to
+  // Session::run as an input, it is read in place (kiln never writes its inputs).
+  static Tensor wrap(DataType dt, const std::vector<int64_t>& shape, void* data, size_t nbytes);
 
   bool is_null() const;
   DataType dtype() const;
@@ -313,8 +318,15 @@ class KILN_API Session {
   // Inputs by name (every input once).
   std::vector<Tensor> run(const std::map<std::string, Tensor>& inputs);
   // Caller-owned memory: inputs are read, outputs written into `outputs` (one per model output,
-  // shape and type exactly the output's: an error says what the output is otherwise).
+  // shape and type exactly the output's: an error says what the output is otherwise). No copy
+  // when the layouts match: an input whose data is aligned to its element size is read in
+  // place, and the op computing an output writes straight into its buffer when that output is
+  // a buffer of its own (not a view of an input or a constant: then one copy). The session
+  // keeps no reference to the buffers after it returns, even when it throws.
   void run(const std::vector<ConstBuffer>& inputs, const std::vector<MutBuffer>& outputs);
+  // As run(buffers), into existing tensors (Tensor::wrap or allocated), outputs.size() = the
+  // model's output count, each of the output's type and shape.
+  void run_into(const std::vector<Tensor>& inputs, const std::vector<Tensor>& outputs);
   // Runs `runs` times and returns the mean time per node, slowest first, and the mean total.
   std::vector<NodeProfile> profile(const std::vector<Tensor>& inputs, int runs, double* total_ms);
 

@@ -157,8 +157,9 @@ void conv_kernel(EvalContext& ctx, const Tensor& x, const Tensor& wt, const Tens
   int64_t n_batch = x.dim(0), c_in = x.dim(1), m_out = wt.dim(0);
   int64_t cg = c_in / group, mg = m_out / group;
   int64_t kin = cg * w.kernel_size(), os = w.out_size(), is = w.in_size();
-  bool pointwise = w.kernel_size() == 1 && w.pad[0] == 0 && w.pad[1] == 0 && w.pad[2] == 0 &&
-                   w.stride[0] == 1 && w.stride[1] == 1 && w.stride[2] == 1;
+  // 1x1, stride 1, no padding at either end (output plane = input plane): the input is the
+  // matmul operand itself. (End padding alone makes the output larger than the input.)
+  bool pointwise = conv_geometry(w).is_pointwise();
   // Temporaries from the session's scratch: the weights and input as A (when T is narrower),
   // the im2col matrix, the group's A-typed output.
   A* weights_buf = kConvert ? ctx.scratch<A>(static_cast<size_t>(wt.numel())) : nullptr;

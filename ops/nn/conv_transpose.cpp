@@ -1,5 +1,7 @@
 #include "ops/nn/conv_transpose.h"
 
+#include <algorithm>
+
 #include "base/error.h"
 #include "core/run_limits.h"
 #include "ops/nn/conv.h"
@@ -31,11 +33,22 @@ std::vector<ConvTranspose::Axis> ConvTranspose::axes(const WindowGeometry& g,
   if (out_pad.empty()) out_pad.assign(rank, 0);
   KILN_ENSURE(out_pad.size() == rank, "ConvTranspose: output_padding has {} values, expected {}",
               out_pad.size(), rank);
+  // The spec: each output_padding is below its axis' stride or dilation.
+  for (size_t i = 0; i < rank; i++)
+    KILN_ENSURE(out_pad[i] >= 0 && out_pad[i] < std::max(g.strides[i], g.dilations[i]),
+                "ConvTranspose: output_padding {} on axis {} must be in [0, max(stride {}, "
+                "dilation {}))",
+                out_pad[i], i, g.strides[i], g.dilations[i]);
   std::vector<int64_t> out_shape = output_shape_;
   // Some exporters give the full output shape, batch and channels included.
   if (out_shape.size() == rank + 2) out_shape.erase(out_shape.begin(), out_shape.begin() + 2);
   KILN_ENSURE(out_shape.empty() || out_shape.size() == rank,
               "ConvTranspose: output_shape has {} values, expected {}", out_shape.size(), rank);
+  for (int64_t d : out_shape)
+    KILN_ENSURE(d >= 0 && d <= kMaxWindowAttribute,
+                "ConvTranspose: output_shape {} must be in "
+                "[0, 2^31]",
+                d);
   std::vector<Axis> result;
   for (size_t i = 0; i < rank; i++) {
     // Output size before removing any padding.
@@ -230,6 +243,10 @@ Window3 ConvTranspose::window(const Shape& x, const Shape& wt, Shape& out_shape)
   // In the transposed view the roles swap: `in` is the small side, `out` the large one.
   Window3 w;
   size_t off = 3 - rank;
+  KILN_ENSURE(wt[1] <= kMaxWindowAttribute,
+              "ConvTranspose: {} output channels per group is too "
+              "many",
+              wt[1]);
   out_shape = {x[0], wt[1] * group_};
   for (size_t i = 0; i < rank; i++) {
     w.in[off + i] = in_spatial[i];
@@ -239,6 +256,19 @@ Window3 ConvTranspose::window(const Shape& x, const Shape& wt, Shape& out_shape)
     w.dilation[off + i] = g.dilations[i];
     w.pad[off + i] = ax[i].pad_begin;
     out_shape.push_back(w.out[off + i]);
+  }
+  // Planes beyond 2^40 elements are refused (as make_window3 does): their products stay far
+  // from int64 overflow in the kernels.
+  constexpr int64_t kMaxPlane = int64_t{1} << 40;
+  int64_t in_plane = 1, out_plane = 1;
+  for (int a = 0; a < 3; a++) {
+    KILN_ENSURE(w.out[a] == 0 || out_plane <= kMaxPlane / w.out[a],
+                "ConvTranspose: output of more than 2^40 positions per channel ({})",
+                shape_to_string(out_shape));
+    out_plane *= w.out[a];
+    KILN_ENSURE(w.in[a] == 0 || in_plane <= kMaxPlane / w.in[a],
+                "ConvTranspose: input of more than 2^40 positions per channel");
+    in_plane *= w.in[a];
   }
   return w;
 }

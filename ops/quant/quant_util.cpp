@@ -205,6 +205,10 @@ Resolved resolve(const ConvGeometry& g, const std::vector<Dim>& x, const std::ve
   r.dilations = g.dilations.empty() ? std::vector<int64_t>(sp, 1) : g.dilations;
   KILN_ENSURE(r.kernel.size() == sp && r.strides.size() == sp && r.dilations.size() == sp,
               "{}: kernel_shape/strides/dilations must have {} values", op, sp);
+  for (size_t i = 0; i < sp; i++)
+    KILN_ENSURE(!w[i + 2].is_int() || w[i + 2].to_int() == r.kernel[i],
+                "{}: kernel_shape [{}] does not match weights [{}]", op,
+                fmt::format("{}", fmt::join(r.kernel, ",")), dims_to_string(w));
   KILN_ENSURE(g.pads.empty() || g.pads.size() == 2 * sp, "{}: pads must have {} values", op,
               2 * sp);
   KILN_ENSURE(g.group >= 1 && g.group <= kMaxWindowAttribute, "{}: group {} must be in [1, 2^31]",

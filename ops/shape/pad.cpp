@@ -182,16 +182,35 @@ void Pad::eval(EvalContext& ctx, const TensorRefs& inputs) const {
         return;
       }
     }
-    for (int64_t i = 0; i < out.numel(); i++) {
+    if (out.numel() == 0) return;
+    if (rank == 0) {
+      dst[0] = src[0];
+      return;
+    }
+    // Row by row along the last axis: its source index per output column is computed once
+    // (-1: the constant), the other axes' once per row.
+    const size_t last = rank - 1;
+    const int64_t inner = out_shape[last];
+    int64_t* cols = ctx.scratch<int64_t>(static_cast<size_t>(inner));
+    for (int64_t j = 0; j < inner; j++)
+      cols[j] = source_index(j - full[last].first, data.dim(last), mode_);
+    const int64_t rows = out.numel() / inner;
+    for (int64_t r = 0; r < rows; r++) {
       int64_t off = 0;
       bool inside = true;
-      for (size_t d = 0; d < rank && inside; d++) {
+      for (size_t d = 0; d < last && inside; d++) {
         int64_t s = source_index(pos[d] - full[d].first, data.dim(d), mode_);
         if (s < 0) inside = false;
         off += s * strides[d];
       }
-      dst[i] = inside ? src[off] : fill;
-      for (size_t d = rank; d-- > 0;) {
+      T* row = dst + r * inner;
+      if (!inside) {
+        for (int64_t j = 0; j < inner; j++) row[j] = fill;
+      } else {
+        const T* from = src + off;
+        for (int64_t j = 0; j < inner; j++) row[j] = cols[j] < 0 ? fill : from[cols[j]];
+      }
+      for (size_t d = last; d-- > 0;) {
         if (++pos[d] < out_shape[d]) break;
         pos[d] = 0;
       }

@@ -33,11 +33,15 @@ class TfIdfVectorizer : public Op {
   Cost cost(const FactRefs&) const override { return {}; }
 
  private:
+  void count_bigrams(const int64_t* row, int64_t cols, int64_t max_skip, float* counts) const;
+
   Config config_;
   int64_t output_size_ = 0;
   // n-gram (as token ids: strings are mapped to ids first) -> output column
   std::map<std::vector<int64_t>, int64_t> grams_;
   std::set<int64_t> gram_lengths_;  // the lengths grams_ holds: no other length can match
+  // per gram length: the first tokens of the pool's grams of that length, sorted, unique
+  std::map<int64_t, std::vector<int64_t>> first_tokens_;
   std::map<std::string, int64_t> string_ids_;
 };
 

@@ -46,6 +46,7 @@ class _Tensor:
 
     def __init__(self, handle):
         self.handle = handle
+        self.array = None  # the numpy array whose memory a wrapped tensor uses
 
     def __del__(self):
         if self.handle:
@@ -54,17 +55,38 @@ class _Tensor:
 
     @classmethod
     def from_numpy(cls, array, what):
+        """A kiln tensor over the array's memory (no copy when it is C-contiguous and aligned;
+        kiln never writes its inputs); the tensor keeps the array alive."""
         a = np.asarray(array)
         code = _CODES.get(a.dtype)
         if code is None:
             raise Error(f"{what}: numpy dtype {a.dtype} has no kiln type "
                         "(float16/32/64, int8-64, uint8-64, bool)")
-        a = np.asarray(a, order="C")  # (ascontiguousarray would make a scalar 1-d)
+        if not (a.flags.c_contiguous and a.flags.aligned):
+            a = np.array(a, order="C")  # (ascontiguousarray would make a scalar 1-d)
+        return cls._wrap(a, code)
+
+    @classmethod
+    def _wrap(cls, a, code):
         shape = (ctypes.c_int64 * max(a.ndim, 1))(*a.shape)
         handle = ctypes.c_void_p()
-        check(lib.kiln_tensor_create(code, shape, a.ndim, a.ctypes.data_as(ctypes.c_void_p),
-                                     a.nbytes, ctypes.byref(handle)))
-        return cls(handle)
+        check(lib.kiln_tensor_wrap(code, shape, a.ndim, a.ctypes.data_as(ctypes.c_void_p),
+                                   a.nbytes, ctypes.byref(handle)))
+        tensor = cls(handle)
+        tensor.array = a
+        return tensor
+
+    @classmethod
+    def output_of(cls, array, what):
+        """A kiln tensor over an output array the session writes into (no copy)."""
+        if not isinstance(array, np.ndarray):
+            raise Error(f"{what}: out must hold numpy arrays, got {type(array).__name__}")
+        code = _CODES.get(array.dtype)
+        if code is None:
+            raise Error(f"{what}: numpy dtype {array.dtype} has no kiln type")
+        if not (array.flags.c_contiguous and array.flags.aligned and array.flags.writeable):
+            raise Error(f"{what}: the array must be C-contiguous, aligned and writeable")
+        return cls._wrap(array, code)
 
     def to_numpy(self):
         code = ctypes.c_int()
@@ -204,10 +226,11 @@ class Runnable:
             self._session = Session(self, 0)
         return self._session
 
-    def run(self, inputs):
-        """Runs on a dict {name: array} or a list in input order; a list of output arrays.
-        Uses one session kept by this Runnable: from several threads, use session() each."""
-        return self._default().run(inputs)
+    def run(self, inputs, out=None):
+        """Runs on a dict {name: array} or a list in input order; a list of output arrays (or
+        into `out`, as Session.run). Uses one session kept by this Runnable: from several
+        threads, use session() each."""
+        return self._default().run(inputs, out)
 
     def profile(self, inputs, runs=10):
         """Per-node mean times: {"total_ms": ..., "nodes": [{"name", "op", "ms"}, ...]}."""
@@ -340,9 +363,20 @@ class Session:
     def _inputs(self, inputs):
         return _input_list(self._names, inputs)
 
-    def run(self, inputs):
-        """Runs on a dict {name: array} or a list in input order; a list of output arrays."""
-        return _run(lib.kiln_session_run, self._handle, self._names, self._num_outputs, inputs)
+    def run(self, inputs, out=None):
+        """Runs on a dict {name: array} or a list in input order; a list of output arrays.
+        With out (one array per output, of its dtype and shape, C-contiguous), the outputs are
+        computed into those arrays, with no copy when the model allows, and out is returned."""
+        if out is None:
+            return _run(lib.kiln_session_run, self._handle, self._names, self._num_outputs,
+                        inputs)
+        out = list(out)
+        tensors, array = self._inputs(inputs)
+        targets = [_Tensor.output_of(a, f"out[{i}]") for i, a in enumerate(out)]
+        handles = (ctypes.c_void_p * max(len(targets), 1))(*[t.handle for t in targets])
+        check(lib.kiln_session_run_into(self._handle, array, len(tensors), handles,
+                                        len(targets)))
+        return out
 
     def profile(self, inputs, runs=10):
         """Per-node mean times: {"total_ms": ..., "nodes": [{"name", "op", "ms"}, ...]}."""

@@ -60,6 +60,31 @@ def test_runs_a_shared_model_like_its_reference():
     assert prof["total_ms"] > 0 and prof["nodes"] and {"name", "op", "ms"} <= set(prof["nodes"][0])
 
 
+def test_outputs_into_caller_arrays():
+    d = shared_model("kws_tdnn")
+    (x,), (want,) = bundle(d, "input"), bundle(d, "output")
+    session = kiln.load(d / "model.onnx").optimize().session(1)
+    out = [np.full(want.shape, np.nan, np.float32)]
+    x_before = x.copy()
+    assert session.run([x], out=out) is not None
+    np.testing.assert_allclose(out[0], want, rtol=1e-4, atol=1e-5)
+    np.testing.assert_array_equal(x, x_before)  # inputs are read in place, never written
+    (plain,) = session.run([x])
+    np.testing.assert_array_equal(plain, out[0])
+    # A non-contiguous input is copied once; the values are the same.
+    xf = np.asfortranarray(x)
+    session.run([xf], out=out)
+    np.testing.assert_array_equal(plain, out[0])
+    with pytest.raises(kiln.Error, match="the buffer given is 3,f32"):
+        session.run([x], out=[np.zeros(3, np.float32)])
+    with pytest.raises(kiln.Error, match="C-contiguous"):
+        session.run([x], out=[np.zeros(2 * want.size, np.float32)[::2].reshape(want.shape)])
+    with pytest.raises(kiln.Error, match="has no kiln type"):
+        session.run([x], out=[np.zeros(want.shape, np.complex64)])
+    with pytest.raises(kiln.Error, match=r"output 0 .* is .*f32.*the buffer given is .*f64"):
+        session.run([x], out=[np.zeros(want.shape, np.float64)])
+
+
 def test_input_facts_and_errors_name_the_input():
     d = shared_model("kws_tdnn")
     (x,) = bundle(d, "input")

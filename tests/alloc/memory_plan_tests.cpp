@@ -226,6 +226,92 @@ TEST(StateArena, RandomDagsMatchTheReference) {
   }
 }
 
+// Targets (State::run with caller memory, the API's zero-copy buffers): an output its node
+// writes lands in the caller's buffer; views and model inputs are handed over as before; the
+// values are the reference's either way; and the State keeps no reference to caller memory: a
+// later run without targets leaves the buffers alone.
+TEST(StateTargets, OutputsWrittenInPlaceOnRandomDags) {
+  std::mt19937 rng(23);
+  int in_place = 0, handed_over = 0;
+  for (int trial = 0; trial < 60; trial++) {
+    RandomDag dag = random_dag(rng);
+    State state(std::make_shared<Plan>(dag.graph));
+    std::vector<Tensor> outputs;
+    for (size_t n : {5, 17, 17, 3}) {
+      std::string where = "trial " + std::to_string(trial) + ", size " + std::to_string(n);
+      auto x = random_input(rng, n);
+      std::vector<std::vector<float>> buffers(2, std::vector<float>(n, -99.0f));
+      std::vector<Tensor> targets;
+      for (auto& b : buffers)
+        targets.push_back(Tensor::borrow(DatumType::F32, {static_cast<int64_t>(n)}, b.data(),
+                                         b.size() * sizeof(float)));
+      state.run({Tensor::from_vector<float>({static_cast<int64_t>(n)}, x)}, outputs, targets);
+      auto want = dag.evaluate(x);
+      expect_outputs(outputs, want, where + ", with targets");
+      for (size_t o = 0; o < 2; o++) {
+        if (outputs[o].raw_data() != buffers[o].data()) {
+          handed_over++;
+          continue;
+        }
+        in_place++;
+        EXPECT_EQ(buffers[o], want[o]) << where << ", output " << o;
+      }
+      // Done with the buffers: a run without targets must not touch them.
+      outputs.clear();
+      for (auto& b : buffers) std::fill(b.begin(), b.end(), 12345.0f);
+      auto x2 = random_input(rng, n);
+      state.run({Tensor::from_vector<float>({static_cast<int64_t>(n)}, x2)}, outputs);
+      expect_outputs(outputs, dag.evaluate(x2), where + ", after");
+      for (auto& b : buffers)
+        for (float v : b) ASSERT_EQ(v, 12345.0f) << where << ": a buffer was written after";
+    }
+  }
+  // Both ways were exercised.
+  EXPECT_GT(in_place, 100);
+  EXPECT_GT(handed_over, 20);
+}
+
+// Throws when its input's first element is 99: a run that fails midway.
+class Boom : public Op {
+ public:
+  std::string name() const override { return "Boom"; }
+  std::vector<Fact> output_facts(const FactRefs& in) const override { return {*in.at(0)}; }
+  void eval(EvalContext& ctx, const TensorRefs& in) const override {
+    const Tensor& x = *in.at(0);
+    KILN_ENSURE(x.data<float>()[0] != 99.0f, "boom");
+    Tensor& y = ctx.output(0, DatumType::F32, x.shape());
+    for (int64_t i = 0; i < x.numel(); i++) y.data<float>()[i] = -x.data<float>()[i];
+  }
+};
+
+TEST(StateTargets, AFailedRunReleasesTheTargets) {
+  auto g = std::make_shared<Graph>();
+  Outlet x = g->add_source("x", Fact::parse("8,f32"));
+  Outlet a{g->add_node("a", std::make_shared<Mix>(2.0f, 0.0f), {x, x}), 0};
+  Outlet b{g->add_node("b", std::make_shared<Boom>(), {a}), 0};
+  g->set_outputs({a, b}, {"a", "b"});
+  g->analyse();
+  State state(std::make_shared<Plan>(g));
+  std::vector<float> buf_a(8), buf_b(8);
+  std::vector<Tensor> targets{Tensor::borrow(DatumType::F32, {8}, buf_a.data(), 32),
+                              Tensor::borrow(DatumType::F32, {8}, buf_b.data(), 32)};
+  std::vector<Tensor> out;
+  std::vector<float> boom(8, 1.0f);
+  boom[0] = 49.5f;  // a[0] = 99
+  EXPECT_THROW(state.run({Tensor::from_vector<float>({8}, boom)}, out, targets), Error);
+  EXPECT_EQ(buf_a[1], 2.0f);  // a was written in place before b failed
+  std::fill(buf_a.begin(), buf_a.end(), 7.0f);
+  std::fill(buf_b.begin(), buf_b.end(), 7.0f);
+  state.run({Tensor::from_vector<float>({8}, std::vector<float>(8, 3.0f))}, out);
+  EXPECT_EQ(out[0].values<float>()[0], 6.0f);
+  EXPECT_EQ(out[1].values<float>()[7], -6.0f);
+  EXPECT_NE(out[0].raw_data(), buf_a.data());
+  EXPECT_EQ(buf_a, std::vector<float>(8, 7.0f));
+  EXPECT_EQ(buf_b, std::vector<float>(8, 7.0f));
+  // A target of the wrong count is an error before anything runs.
+  EXPECT_THROW(state.run({Tensor::from_vector<float>({8}, boom)}, out, {targets[0]}), Error);
+}
+
 TEST(StateArena, ReusesSlotsAndLaysOutAgainWhenSizesGrow) {
   // x -> a -> b -> c -> d (output): a and c can share a slot, so can b and... the arena holds
   // two of the three intermediate values at a time.

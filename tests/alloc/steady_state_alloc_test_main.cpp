@@ -7,6 +7,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 
 #include "base/threading.h"
@@ -73,6 +74,32 @@ TEST_P(SteadyStateAllocations, ZeroAfterTheFirstRun) {
       EXPECT_TRUE(r.ok) << threads << " threads, output " << i << ": " << r.summary();
     }
   }
+  // Outputs into caller memory (the API's zero-copy buffers): the same values bit for bit,
+  // written in place unless the output is a view, and no allocation either once warm.
+  std::vector<std::vector<char>> buffers;
+  std::vector<Tensor> targets, into;
+  for (const Tensor& o : outputs) {
+    buffers.emplace_back(o.nbytes() + 64, '\x5a');
+    targets.push_back(Tensor::borrow(o.dtype(), o.shape(), buffers.back().data(), o.nbytes()));
+  }
+  for (int run = 0; run < 2; run++) state.run(inputs, into, targets);
+  testing::start_counting_allocations();
+  state.run(inputs, into, targets);
+  size_t allocations = testing::stop_counting_allocations();
+  EXPECT_EQ(allocations, 0u) << GetParam().name << ": a run into targets allocated";
+  size_t in_place = 0;
+  for (size_t i = 0; i < outputs.size(); i++) {
+    EXPECT_TRUE(into[i].equals(outputs[i])) << GetParam().name << " output " << i;
+    if (into[i].raw_data() == buffers[i].data()) {
+      in_place++;
+      EXPECT_EQ(std::memcmp(buffers[i].data(), outputs[i].raw_data(), outputs[i].nbytes()), 0);
+    }
+    for (size_t k = outputs[i].nbytes(); k < buffers[i].size(); k++)
+      ASSERT_EQ(buffers[i][k], '\x5a') << GetParam().name << " output " << i << " overran";
+  }
+  std::printf("%s: %zu of %zu outputs computed in the caller's memory\n", GetParam().name, in_place,
+              outputs.size());
+  EXPECT_GE(in_place, 1u) << GetParam().name;
   set_num_threads(0);
   MemoryStats m = state.memory_stats();
   std::printf("%s: arena %zu bytes for %zu values of %zu bytes; all node outputs %zu bytes\n",

@@ -3,8 +3,10 @@
 #include <gtest/gtest.h>
 #include <kiln/kiln.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -136,6 +138,107 @@ TEST(ApiModel, RunsASharedModelLikeItsReference) {
   session.run({ConstBuffer{DataType::F32, input.shape(), input.data(), input.nbytes()}},
               {MutBuffer{DataType::F32, expected.shape(), out.data(), out.size() * 4}});
   expect_close(Tensor(DataType::F32, expected.shape(), out.data(), out.size() * 4), expected);
+}
+
+// Caller buffers on every shared model: the values of run(tensors), bit for bit; inputs only
+// read; nothing written past an output's end (a guard of 64 bytes follows each, in one heap
+// block of the exact size, so ASan builds see overruns too).
+TEST(ApiModel, BuffersGiveTheSameOutputsOnEverySharedModel) {
+  fs::path dir = shared_models();
+  if (dir.empty() || !fs::exists(dir)) GTEST_SKIP() << "KILN_SHARED_MODELS not set";
+  int models = 0;
+  std::vector<fs::path> dirs;
+  for (const auto& folder : {dir, dir / "int8"})
+    if (fs::exists(folder))
+      for (const auto& entry : fs::directory_iterator(folder)) dirs.push_back(entry.path());
+  std::sort(dirs.begin(), dirs.end());
+  for (const auto& path : dirs) {
+    fs::directory_entry entry(path);
+    fs::path data = entry.path() / "test_data_set_0";
+    if (!fs::exists(entry.path() / "model.onnx") || !fs::exists(data / "input_0.pb")) continue;
+    std::string name = entry.path().filename().string();
+    Model model = Model::load((entry.path() / "model.onnx").string());
+    std::vector<Tensor> inputs;
+    for (size_t i = 0; i < model.num_inputs(); i++)
+      inputs.push_back(read_tensor((data / ("input_" + std::to_string(i) + ".pb")).string()));
+    Session session = model.optimize().session({1});
+    std::vector<Tensor> want = session.run(inputs);
+    std::vector<std::vector<unsigned char>> in_copies, out_bufs;
+    std::vector<ConstBuffer> in;
+    for (const Tensor& t : inputs) {
+      const auto* p = static_cast<const unsigned char*>(t.data());
+      in_copies.emplace_back(p, p + t.nbytes());
+    }
+    for (size_t i = 0; i < inputs.size(); i++)
+      in.push_back({inputs[i].dtype(), inputs[i].shape(), in_copies[i].data(), inputs[i].nbytes()});
+    std::vector<MutBuffer> out;
+    for (const Tensor& t : want) out_bufs.emplace_back(t.nbytes() + 64, 0xAB);
+    for (size_t i = 0; i < want.size(); i++)
+      out.push_back({want[i].dtype(), want[i].shape(), out_bufs[i].data(), want[i].nbytes()});
+    for (int round = 0; round < 2; round++) {  // the second run reuses the first's state
+      session.run(in, out);
+      for (size_t i = 0; i < want.size(); i++) {
+        EXPECT_EQ(std::memcmp(out_bufs[i].data(), want[i].data(), want[i].nbytes()), 0)
+            << name << " output " << i;
+        for (size_t k = want[i].nbytes(); k < out_bufs[i].size(); k++)
+          ASSERT_EQ(out_bufs[i][k], 0xAB) << name << " output " << i << ": written past its end";
+      }
+      for (size_t i = 0; i < inputs.size(); i++)
+        EXPECT_EQ(std::memcmp(in_copies[i].data(), inputs[i].data(), inputs[i].nbytes()), 0)
+            << name << " input " << i << " was written";
+    }
+    // The session keeps no reference to the buffers: later runs of its own leave them alone.
+    for (auto& b : out_bufs) std::fill(b.begin(), b.end(), 0x5A);
+    auto again = session.run(inputs);
+    for (auto& b : out_bufs)
+      EXPECT_EQ(std::count(b.begin(), b.end(), 0x5A), static_cast<long>(b.size())) << name;
+    for (size_t i = 0; i < want.size(); i++)
+      EXPECT_EQ(std::memcmp(again[i].data(), want[i].data(), want[i].nbytes()), 0) << name;
+    models++;
+  }
+  EXPECT_GE(models, 15);
+}
+
+// An output buffer that is also the input's memory: the output is written after the run, not
+// while the op still reads the input (a transpose in place would scramble it).
+TEST(ApiModel, AnOutputBufferSharingTheInputsMemory) {
+  char tmpl[] = "/tmp/kiln_api_nnef_XXXXXX";
+  ASSERT_NE(mkdtemp(tmpl), nullptr);
+  fs::path dir = tmpl;
+  std::ofstream(dir / "graph.nnef") << "version 1.0;\n\ngraph g( x ) -> ( y )\n{\n"
+                                       "  x = external<scalar>(shape = [2, 3]);\n"
+                                       "  y = transpose(x, axes = [1, 0]);\n}\n";
+  Session session = Model::load(dir.string()).optimize().session({1});
+  fs::remove_all(dir);
+  std::vector<float> buf = {1, 2, 3, 4, 5, 6};
+  session.run({ConstBuffer{DataType::F32, {2, 3}, buf.data(), 24}},
+              {MutBuffer{DataType::F32, {3, 2}, buf.data(), 24}});
+  EXPECT_EQ(buf, std::vector<float>({1, 4, 2, 5, 3, 6}));
+  // Input and output apart (the zero-copy case): the same values.
+  std::vector<float> x = {1, 2, 3, 4, 5, 6}, y(6);
+  session.run({ConstBuffer{DataType::F32, {2, 3}, x.data(), 24}},
+              {MutBuffer{DataType::F32, {3, 2}, y.data(), 24}});
+  EXPECT_EQ(y, std::vector<float>({1, 4, 2, 5, 3, 6}));
+  // Misaligned memory is copied, not refused: the same values.
+  std::vector<float> big(8);
+  auto* odd = reinterpret_cast<unsigned char*>(big.data()) + 2;
+  std::memcpy(odd, x.data(), 24);
+  session.run({ConstBuffer{DataType::F32, {2, 3}, odd, 24}},
+              {MutBuffer{DataType::F32, {3, 2}, y.data(), 24}});
+  EXPECT_EQ(y, std::vector<float>({1, 4, 2, 5, 3, 6}));
+  // Tensor::wrap and run_into: the same again, and wrap's errors.
+  Tensor wx = Tensor::wrap(DataType::F32, {2, 3}, x.data(), 24);
+  std::vector<float> z(6);
+  Tensor wz = Tensor::wrap(DataType::F32, {3, 2}, z.data(), 24);
+  EXPECT_EQ(wx.data(), x.data());
+  session.run_into({wx}, {wz});
+  EXPECT_EQ(z, std::vector<float>({1, 4, 2, 5, 3, 6}));
+  EXPECT_EQ(error_of([&] {
+              Tensor::wrap(DataType::F32, {2, 3}, x.data(), 20);
+            }),
+            "a 2,3,f32 tensor is 24 bytes: 20 bytes given");
+  EXPECT_NE(error_of([&] { Tensor::wrap(DataType::F32, {1}, odd, 4); }).find("not aligned to 4"),
+            std::string::npos);
 }
 
 TEST(ApiModel, RunErrorsNameTheInput) {

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The Debian packages as a user gets them. cpack builds kiln, libkiln-dev and python3-kiln into a
-# temporary folder; their control fields (Depends) and file lists are checked; then, as no clean
-# Debian root can be installed into without a container, they are unpacked with dpkg -x into a
-# temporary root, where `kiln --version`, examples/embed (C++ and C through find_package, C
+# temporary folder; their control fields (Depends) and file lists are checked; then (CI has no
+# network or root for a clean Debian root: scripts/deb-chroot-test.sh installs them with dpkg -i
+# into one by hand or nightly) they are unpacked with dpkg -x into a temporary root, where `kiln --version`, examples/embed (C++ and C through find_package, C
 # through pkg-config, built against that root only) and examples/embed/embed.py (PYTHONPATH
 # there) run a shared model and print what `kiln run` prints.
 # Usage: deb_test.sh BUILD_DIR SOURCE_DIR PYTHON3 [MODELS_DIR]; exit 77 (skipped) without models,

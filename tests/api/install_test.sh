@@ -58,4 +58,15 @@ for prog in "$tmp/embed/embed_c" "$tmp/embed_pc"; do
   python3 -c "import sys; a,b=float(sys.argv[1]),float(sys.argv[2]); sys.exit(0 if abs(a-b)<=1e-4*max(1,abs(a)) else 1)" "$first_want" "$first_got" ||
     { echo "install_test: $prog first value $first_got, kiln run $first_want"; exit 1; }
 done
-echo "install_test: installed to a temporary prefix; embed (C++, find_package), embed_c (C, find_package and pkg-config) match kiln run: $want"
+# --labels: the top 3 classes of output 0, exactly as `kiln run --labels` prints them.
+printf 'silence\nunknown\nyes\nno\nup\ndown\nleft\nright\non\noff\nstop\ngo\n' > "$tmp/labels.txt"
+want_top=$("$prefix/bin/kiln" run "$model/model.onnx" --input-bundle "$model/test_data_set_0" --labels "$tmp/labels.txt" 2>/dev/null)
+for run in "$tmp/embed/embed $model/model.onnx $name=$input" "$tmp/embed/embed_c $model/model.onnx $input" \
+           "$tmp/embed_pc $model/model.onnx $input"; do
+  # shellcheck disable=SC2086
+  top=$($run --labels "$tmp/labels.txt" 2>&1) || { echo "install_test: $run --labels failed: $top"; exit 1; }
+  [ "$top" = "$want_top" ] ||
+    { printf 'install_test: %s --labels differs from kiln run --labels\n%s\n---\n%s\n' "${run%% *}" "$want_top" "$top"; exit 1; }
+done
+echo "install_test: installed to a temporary prefix; embed (C++, find_package), embed_c (C, find_package and pkg-config) match kiln run: $want;"
+echo "install_test: with --labels, all three print kiln run --labels' top 3: $(tr '\n' ' ' <<< "$want_top")"

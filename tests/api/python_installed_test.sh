@@ -41,4 +41,10 @@ got=$("$python" "$src/examples/embed/embed.py" "$model/model.onnx" "$name=$model
 echo "  kiln run: $want"
 echo "  embed.py: $got"
 "$python" "$src/tests/api/same_output.py" "$want" "$got"
-echo "python_installed_test: embed.py from the prefix matches kiln run"
+# --labels: the top 3 classes of output 0, exactly as `kiln run --labels` prints them.
+printf 'silence\nunknown\nyes\nno\nup\ndown\nleft\nright\non\noff\nstop\ngo\n' > "$tmp/labels.txt"
+want_top=$("$build/kiln" run "$model/model.onnx" --input-bundle "$model/test_data_set_0" --labels "$tmp/labels.txt" 2>/dev/null)
+got_top=$("$python" "$src/examples/embed/embed.py" "$model/model.onnx" "$name=$model/test_data_set_0/input_0.pb" --labels "$tmp/labels.txt")
+[ "$got_top" = "$want_top" ] ||
+  { printf 'python_installed_test: embed.py --labels differs\n%s\n---\n%s\n' "$want_top" "$got_top"; exit 1; }
+echo "python_installed_test: embed.py from the prefix matches kiln run, with --labels too: $(tr '\n' ' ' <<< "$got_top")"

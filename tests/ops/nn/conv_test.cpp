@@ -52,6 +52,20 @@ TEST(NnConv, Dilated1dSameUpperNoBias) {
                1e-5f);
 }
 
+// A 1x1 kernel with padding at the end only (fuzz finding 30): the output is longer than the
+// input, so the input plane is not the matmul operand (the pointwise shortcut read past it).
+TEST(NnConv, PointwiseKernelWithEndPadding) {
+  WindowGeometry g;
+  g.pads = {0, 3};
+  ops::Conv conv(g, 1);
+  Tensor x = Tensor::from_vector<float>({1, 2, 2}, {1, 2, 3, 4});
+  Tensor w = Tensor::from_vector<float>({2, 2, 1}, {1, 10, -1, 0.5f});
+  Tensor b = Tensor::from_vector<float>({2}, {0.25f, -2});
+  auto y = run_op(conv, {x, w, b});
+  EXPECT_EQ(y[0].shape(), Shape({1, 2, 5}));
+  expect_close(y[0], {31.25f, 42.25f, 0.25f, 0.25f, 0.25f, -1.5f, -2, -2, -2, -2});
+}
+
 TEST(NnConv, F64AndF16Pointwise) {
   ops::Conv conv(WindowGeometry{}, 1);
   // 1x1 conv: y[m] = sum_c w[m,c] x[c].

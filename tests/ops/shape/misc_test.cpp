@@ -1,6 +1,8 @@
 // Pad, Split, ConstantOfShape, Range, Trilu, OneHot, EyeLike, ReverseSequence, Shape, Size.
 #include <gtest/gtest.h>
 
+#include <random>
+
 #include "ops/shape/constant_of_shape.h"
 #include "ops/shape/eye_like.h"
 #include "ops/shape/one_hot.h"
@@ -36,6 +38,67 @@ TEST(ShapePad, Modes) {
                     {Fact::parse("S,2,f32"), Fact::constant(i64s({1, 0, 1, 3}))});
   EXPECT_EQ(f[0].to_string(), "S+2,5,f32");
   EXPECT_THROW(eval_op(ops::Pad(ops::PadMode::Constant), {x, i64s({1})}), Error);
+}
+
+// Pad in every mode on random shapes (ranks 0-5, empty axes, negative pads that crop) against
+// an element-by-element definition: reflect bounces off the ends, edge clamps, wrap is modulo.
+TEST(ShapePad, MatchesTheDefinitionOnRandomShapes) {
+  std::mt19937 rng(7);
+  auto source = [](int64_t i, int64_t n, ops::PadMode m) -> int64_t {
+    if (i >= 0 && i < n) return i;
+    if (m == ops::PadMode::Constant) return -1;
+    if (m == ops::PadMode::Edge) return i < 0 ? 0 : n - 1;
+    if (m == ops::PadMode::Wrap) return ((i % n) + n) % n;
+    if (n == 1) return 0;
+    while (i < 0 || i >= n) i = i < 0 ? -i : 2 * (n - 1) - i;  // reflect
+    return i;
+  };
+  int checked = 0;
+  for (int trial = 0; trial < 400; trial++) {
+    auto mode = static_cast<ops::PadMode>(trial % 4);
+    size_t rank = rng() % 6;
+    Shape dims;
+    for (size_t d = 0; d < rank; d++) dims.push_back(rng() % 5 == 0 ? 0 : 1 + rng() % 4);
+    std::vector<int64_t> pads(2 * rank);
+    Shape out_dims(rank);
+    bool ok = true;
+    for (size_t d = 0; d < rank; d++) {
+      int64_t lo = mode == ops::PadMode::Reflect ? -(dims[d] - 1) : -dims[d];
+      for (int k = 0; k < 2; k++) {
+        int64_t p = static_cast<int64_t>(rng() % 7) - 2;
+        if (mode == ops::PadMode::Reflect)
+          p = std::min<int64_t>(p, std::max<int64_t>(dims[d] - 1, 0));
+        pads[d + k * rank] = std::max(p, lo / 2);
+      }
+      out_dims[d] = dims[d] + pads[d] + pads[d + rank];
+      if (out_dims[d] < 0 || (mode != ops::PadMode::Constant && dims[d] == 0 && out_dims[d] > 0))
+        ok = false;
+    }
+    if (!ok) continue;
+    Tensor x(DatumType::F32, dims);
+    for (int64_t i = 0; i < x.numel(); i++) x.data<float>()[i] = static_cast<float>(i + 1);
+    Tensor y = eval_op(ops::Pad(mode, pads, -7.0), {x})[0];
+    ASSERT_EQ(y.shape(), out_dims);
+    auto in_strides = contiguous_strides(dims);
+    std::vector<int64_t> pos(rank, 0);
+    for (int64_t i = 0; i < y.numel(); i++) {
+      int64_t off = 0;
+      bool inside = true;
+      for (size_t d = 0; d < rank; d++) {
+        int64_t s = source(pos[d] - pads[d], dims[d], mode);
+        inside = inside && s >= 0;
+        off += s * in_strides[d];
+      }
+      float want = inside ? x.data<float>()[off] : -7.0f;
+      ASSERT_EQ(y.data<float>()[i], want) << "trial " << trial << " element " << i;
+      for (size_t d = rank; d-- > 0;) {
+        if (++pos[d] < out_dims[d]) break;
+        pos[d] = 0;
+      }
+    }
+    checked++;
+  }
+  EXPECT_GT(checked, 300);
 }
 
 TEST(ShapeSplit, SizesAndUneven) {
