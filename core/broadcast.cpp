@@ -76,10 +76,12 @@ void broadcast_strides_into(const Shape& shape, const Shape& out_shape, int64_t*
               out_shape.size());
   size_t offset = out_shape.size() - shape.size();
   for (size_t i = 0; i < offset; i++) strides[i] = 0;
-  int64_t stride = 1;
+  // Unsigned: the strides of an empty tensor declaring huge dims may wrap (they address nothing);
+  // a non-empty tensor's are at most its element count.
+  uint64_t stride = 1;
   for (size_t i = shape.size(); i-- > 0;) {
-    strides[offset + i] = shape[i] == 1 ? 0 : stride;
-    stride *= shape[i];
+    strides[offset + i] = shape[i] == 1 ? 0 : static_cast<int64_t>(stride);
+    stride *= static_cast<uint64_t>(shape[i]);
   }
 }
 

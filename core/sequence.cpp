@@ -8,6 +8,8 @@
 namespace kiln {
 
 Tensor make_sequence(DatumType elem_dt, std::vector<Tensor> items) {
+  KILN_ENSURE(static_cast<int64_t>(items.size()) <= kMaxSequenceItems,
+              "a sequence of {} items is too long (at most 2^24)", items.size());
   for (size_t i = 0; i < items.size(); i++) {
     KILN_ENSURE(!items[i].is_null(), "sequence item {} is missing", i);
     KILN_ENSURE(items[i].dtype() == elem_dt, "sequence of {} cannot hold item {} of type {}",

@@ -40,7 +40,12 @@ inline bool is_optional(const Tensor& t) {
   return !t.is_null() && t.dtype() == DatumType::Optional;
 }
 
-// A sequence value of items of type elem_dt (each item must have that type).
+// The most items a sequence may hold: a hostile SplitToSequence of an empty axis of 2^31 asked
+// for 2^31 tensors (tens of GB of bookkeeping, charged to no budget).
+inline constexpr int64_t kMaxSequenceItems = int64_t{1} << 24;
+
+// A sequence value of items of type elem_dt (each item must have that type, at most
+// kMaxSequenceItems of them).
 Tensor make_sequence(DatumType elem_dt, std::vector<Tensor> items);
 // An optional value holding `value`, or empty when value is null (seq_elem_dt: the item type
 // when elem_dt is Sequence).

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <exception>
+#include <new>
 
 #include "base/error.h"
 #include "core/run_limits.h"
@@ -285,6 +287,18 @@ void State::evaluate(const std::vector<Tensor>& inputs, std::vector<Tensor>& out
       scratch_.reset();
       e.with_context(fmt::format("running node {}", g.describe(id)));
       throw;
+    } catch (const std::bad_alloc&) {
+      scratch_.reset();
+      Error e("out of memory");
+      e.with_context(fmt::format("running node {}", g.describe(id)));
+      throw e;
+    } catch (const std::exception& e) {
+      // A standard-library failure inside an op (std::length_error, std::out_of_range) is a kiln
+      // bug, but the user gets a clear error naming the node, not a terminate().
+      scratch_.reset();
+      Error err(fmt::format("internal error: {}", e.what()));
+      err.with_context(fmt::format("running node {}", g.describe(id)));
+      throw err;
     }
     scratch_.reset();
     after_node(id);

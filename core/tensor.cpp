@@ -31,8 +31,12 @@ std::string shape_to_string(std::span<const int64_t> shape) {
 }
 
 std::vector<int64_t> contiguous_strides(std::span<const int64_t> shape) {
+  // Unsigned: the strides of an empty tensor declaring huge dims may wrap (they address nothing);
+  // a non-empty tensor's are at most its element count.
   std::vector<int64_t> strides(shape.size(), 1);
-  for (size_t i = shape.size(); i-- > 1;) strides[i - 1] = strides[i] * shape[i];
+  for (size_t i = shape.size(); i-- > 1;)
+    strides[i - 1] =
+        static_cast<int64_t>(static_cast<uint64_t>(strides[i]) * static_cast<uint64_t>(shape[i]));
   return strides;
 }
 

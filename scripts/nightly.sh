@@ -6,7 +6,9 @@
 #   2. long fuzz runs of every harness (scripts/fuzz.sh --seconds N, two at a time, nice 19),
 #      whose findings must be fixed and committed under tests/fuzz/regressions/;
 #   3. the ARM legs with every unit test (scripts/ci-arm.sh --full, aarch64 and armv7);
-#   4. the amd64 packages installed with dpkg -i + apt-get -f into a clean Debian 12 root
+#   4. every backend node model with its inputs redeclared empty with huge dims
+#      (tests/fuzz/empty_dims_models.py), replayed under ASan+UBSan within 10 s each;
+#   5. the amd64 packages installed with dpkg -i + apt-get -f into a clean Debian 12 root
 #      (scripts/deb-chroot-test.sh: root, debootstrap and the Debian mirror; skipped, exit 77,
 #      without root or debootstrap).
 # Usage: scripts/nightly.sh [--fuzz-seconds N] [--skip-arm]   (default 3600 s per harness)
@@ -34,6 +36,16 @@ if [ "$arm" = 1 ]; then
   step env KILN_CI_ARM_SHARED=ON bash scripts/ci-arm.sh --full
   step bash scripts/ci-arm.sh --full --arch armv7
 fi
+empty_dims() {
+  local dir
+  dir=$(mktemp -d)
+  /usr/bin/python3 tests/fuzz/empty_dims_models.py "$dir" &&
+    ASAN_OPTIONS=detect_leaks=0 build-fuzz/kiln_fuzz_replay --max-seconds 10 onnx "$dir"/*.onnx
+  local rc=$?
+  rm -rf "$dir"
+  return $rc
+}
+[ -x build-fuzz/kiln_fuzz_replay ] && step empty_dims
 deb_chroot() {
   bash scripts/deb-chroot-test.sh build
   local rc=$?

@@ -245,7 +245,9 @@ void Scan::eval(EvalContext& ctx, const TensorRefs& inputs) const {
   KILN_ENSURE(scans[0].rank() >= 2, "Scan: batched scan inputs need batch and sequence axes");
   const int64_t batch = scans[0].dim(0);
   const int64_t seq = scans[0].dim(1);
-  std::vector<int64_t> lens(static_cast<size_t>(batch), seq);
+  // Lengths only when given (a vector of `batch` copies of seq was 16 GB for an empty input
+  // declaring a batch of 2^31).
+  std::vector<int64_t> lens;
   if (inputs[0]) {
     lens = inputs[0]->to_i64_vector();
     KILN_ENSURE(static_cast<int64_t>(lens.size()) == batch,
@@ -261,10 +263,12 @@ void Scan::eval(EvalContext& ctx, const TensorRefs& inputs) const {
                 shape_to_string(t.shape()));
   std::vector<Tensor> out_states(n), out_scans(k_out);
   for (int64_t b = 0; b < batch; b++) {
+    check_deadline("running a batched Scan");  // --timeout, per batch item as per iteration
     std::vector<Tensor> s, x, final_states, outs;
     for (const auto& t : states) s.push_back(take_along(t, 0, b));
     for (const auto& t : scans) x.push_back(take_along(t, 0, b));
-    scan_one(runs, timing, s, x, caps, lens[static_cast<size_t>(b)], seq, final_states, outs);
+    scan_one(runs, timing, s, x, caps, lens.empty() ? seq : lens[static_cast<size_t>(b)], seq,
+             final_states, outs);
     for (size_t i = 0; i < n; i++) {
       if (out_states[i].is_null()) {
         Shape shape = final_states[i].shape();

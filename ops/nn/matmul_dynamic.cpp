@@ -40,10 +40,11 @@ Fact permuted(const Fact& f, const std::vector<size_t>& perm) {
 void view(const Tensor& t, const std::vector<size_t>& perm, Dims& dims, Dims& strides) {
   const size_t r = t.rank();
   Dims st{};
-  int64_t s = 1;
+  // Unsigned: an empty tensor declaring huge dims may wrap its strides (they address nothing).
+  uint64_t s = 1;
   for (size_t d = r; d-- > 0;) {
-    st[d] = s;
-    s *= t.dim(d);
+    st[d] = static_cast<int64_t>(s);
+    s *= static_cast<uint64_t>(t.dim(d));
   }
   for (size_t d = 0; d < r; d++) {
     size_t src = perm.empty() ? d : perm[d];

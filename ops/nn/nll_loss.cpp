@@ -67,7 +67,8 @@ void nll_loss_eval(const std::string& op, EvalContext& ctx, const std::vector<do
                    const Tensor& input, const Tensor& target, const Tensor* weight,
                    LossReduction reduction, std::optional<int64_t> ignore_index) {
   int64_t n = input.dim(0), c = input.dim(1);
-  int64_t d = n * c > 0 ? input.numel() / (n * c) : 0;
+  // (An empty input may declare huge dims: n * c is only formed when it is not empty.)
+  int64_t d = input.numel() > 0 ? input.numel() / (n * c) : 0;
   KILN_ENSURE(target.numel() == n * d, "{}: target has {} elements, expected {}", op,
               target.numel(), n * d);
   KILN_ENSURE(!weight || weight->numel() == c, "{}: weight has {} elements, expected {}", op,
@@ -75,7 +76,7 @@ void nll_loss_eval(const std::string& op, EvalContext& ctx, const std::vector<do
   std::vector<int64_t> t = target.to_i64_vector();
   std::vector<double> losses(static_cast<size_t>(n * d), 0.0);
   double loss_sum = 0, weight_sum = 0;
-  for (int64_t i = 0; i < n; i++) {
+  for (int64_t i = 0; i < n && d > 0; i++) {
     for (int64_t j = 0; j < d; j++) {
       int64_t cls = t[i * d + j];
       if (ignore_index && cls == *ignore_index) continue;

@@ -72,6 +72,9 @@ void softmax_rows(const double* x, double* y, int64_t outer, int64_t n, int64_t 
 void Softmax::eval(EvalContext& ctx, const TensorRefs& inputs) const {
   const Tensor& x = required(inputs, 0, name());
   size_t rank = x.rank();
+  Tensor& out = ctx.output(0, x.dtype(), x.shape());
+  // Nothing to compute (and the products of huge declared dims around an empty one need not fit).
+  if (out.numel() == 0) return;
   int64_t outer = 1, n = 1, inner = 1;
   if (coerce_2d_) {
     size_t axis = axis_ < 0 ? static_cast<size_t>(axis_ + static_cast<int64_t>(rank))
@@ -83,7 +86,6 @@ void Softmax::eval(EvalContext& ctx, const TensorRefs& inputs) const {
     for (size_t i = 0; i < axis; i++) outer *= x.dim(i);
     for (size_t i = axis + 1; i < rank; i++) inner *= x.dim(i);
   }
-  Tensor& out = ctx.output(0, x.dtype(), x.shape());
   int64_t total = x.numel();
   // Scratch, not vectors: no allocation per run.
   double* in = ctx.scratch<double>(static_cast<size_t>(total));

@@ -23,9 +23,10 @@ void SoftmaxCrossEntropyLoss::eval(EvalContext& ctx, const TensorRefs& inputs) c
   const Tensor& scores = required(inputs, 0, name());
   KILN_ENSURE(scores.rank() >= 2, "{}: scores must have rank >= 2", name());
   int64_t n = scores.dim(0), c = scores.dim(1);
-  int64_t d = n * c > 0 ? scores.numel() / (n * c) : 0;
+  // (Empty scores may declare huge dims: n * c is only formed when they are not empty.)
+  int64_t d = scores.numel() > 0 ? scores.numel() / (n * c) : 0;
   std::vector<double> x = tensor_to_doubles(scores), logp(x.size());
-  softmax_rows(x.data(), logp.data(), n, c, d, true);
+  if (!x.empty()) softmax_rows(x.data(), logp.data(), n, c, d, true);
   const Tensor* weight = inputs.size() > 2 ? inputs[2] : nullptr;
   nll_loss_eval(name(), ctx, logp, scores, required(inputs, 1, name()), weight, reduction_,
                 ignore_index_);

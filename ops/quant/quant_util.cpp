@@ -316,10 +316,14 @@ IntConv int_conv(const ConvGeometry& g, const Tensor& x, int32_t x_zp, const Ten
   const int64_t k_size = shape_numel(r.kernel);
   std::vector<int32_t> xv = to_i32(x, op), wv = to_i32(w, op);
   res.acc.assign(accumulator_count(res.shape), 0);
+  // No output, or no input channel (every sum is empty: zeros): nothing to visit (the kernel of
+  // empty weights may declare huge dims).
+  if (res.acc.empty() || cg == 0) return res;
   std::vector<int64_t> in_strides = contiguous_strides(in_sp);
-  // For each (output position, kernel position) pair, the input offset or -1 when padded.
-  std::vector<int64_t> offsets(static_cast<size_t>(out_size * k_size));
-  std::vector<int64_t> oi(sp), ki(sp);
+  // Per output position, each kernel position's input offset or -1 when padded (computed per
+  // position: a table for all of them was out_size x k_size int64, outside the memory budget).
+  std::vector<int64_t> offs(static_cast<size_t>(k_size));
+  std::vector<int64_t> oi(sp);
   for (int64_t o = 0; o < out_size; o++) {
     int64_t rem = o;
     for (size_t d = sp; d-- > 0;) {
@@ -330,30 +334,29 @@ IntConv int_conv(const ConvGeometry& g, const Tensor& x, int32_t x_zp, const Ten
       int64_t krem = kf, off = 0;
       bool inside = true;
       for (size_t d = sp; d-- > 0;) {
-        ki[d] = krem % r.kernel[d];
+        int64_t ki = krem % r.kernel[d];
         krem /= r.kernel[d];
-        int64_t pos = oi[d] * r.strides[d] - pad_begin[d] + ki[d] * r.dilations[d];
+        int64_t pos = oi[d] * r.strides[d] - pad_begin[d] + ki * r.dilations[d];
         if (pos < 0 || pos >= in_sp[d]) inside = false;
         off += pos * in_strides[d];
       }
-      offsets[static_cast<size_t>(o * k_size + kf)] = inside ? off : -1;
+      offs[static_cast<size_t>(kf)] = inside ? off : -1;
     }
-  }
-  for (int64_t nb = 0; nb < batch; nb++) {
-    for (int64_t m = 0; m < cout; m++) {
-      int64_t grp = m / mg;
-      int32_t zw = w_zp[w_zp.size() == 1 ? 0 : static_cast<size_t>(m)];
-      int32_t* out = res.acc.data() + (nb * cout + m) * out_size;
-      for (int64_t c = 0; c < cg; c++) {
-        const int32_t* xin = xv.data() + (nb * cin + grp * cg + c) * in_size;
-        const int32_t* wk = wv.data() + (m * cg + c) * k_size;
-        for (int64_t o = 0; o < out_size; o++) {
-          const int64_t* offs = offsets.data() + o * k_size;
-          int32_t s = 0;
+    for (int64_t nb = 0; nb < batch; nb++) {
+      for (int64_t m = 0; m < cout; m++) {
+        int64_t grp = m / mg;
+        int32_t zw = w_zp[w_zp.size() == 1 ? 0 : static_cast<size_t>(m)];
+        // int32 accumulation wraps (two's complement, as ONNX Runtime's) instead of overflowing.
+        uint32_t sum = 0;
+        for (int64_t c = 0; c < cg; c++) {
+          const int32_t* xin = xv.data() + (nb * cin + grp * cg + c) * in_size;
+          const int32_t* wk = wv.data() + (m * cg + c) * k_size;
           for (int64_t kf = 0; kf < k_size; kf++)
-            if (offs[kf] >= 0) s += (xin[offs[kf]] - x_zp) * (wk[kf] - zw);
-          out[o] += s;
+            if (offs[static_cast<size_t>(kf)] >= 0)
+              sum += static_cast<uint32_t>((xin[offs[static_cast<size_t>(kf)]] - x_zp) *
+                                           (wk[kf] - zw));
         }
+        res.acc[static_cast<size_t>((nb * cout + m) * out_size + o)] = static_cast<int32_t>(sum);
       }
     }
   }

@@ -24,10 +24,12 @@ void CumSum::eval(EvalContext& ctx, const TensorRefs& inputs) const {
   const Tensor& axis_t = required(inputs, 1, name());
   KILN_ENSURE(axis_t.numel() == 1, "{}: axis must hold one value", name());
   size_t axis = normalize_axis(axis_t.value_as_i64(0), x.rank(), name());
+  Tensor& out = ctx.output(0, x.dtype(), x.shape());
+  // Nothing to sum (and the products of huge declared dims around an empty one need not fit).
+  if (out.numel() == 0) return;
   int64_t outer = 1, n = x.dim(axis), inner = 1;
   for (size_t i = 0; i < axis; i++) outer *= x.dim(i);
   for (size_t i = axis + 1; i < x.rank(); i++) inner *= x.dim(i);
-  Tensor& out = ctx.output(0, x.dtype(), x.shape());
   dispatch_numeric(x.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     constexpr bool kHalf = std::is_same_v<T, f16> || std::is_same_v<T, bf16>;

@@ -56,13 +56,15 @@ void TopK::eval(EvalContext& ctx, const TensorRefs& inputs) const {
   }
   int64_t n = x.dim(axis);
   KILN_ENSURE(k >= 0 && k <= n, "{}: k = {} out of range [0, {}]", name(), k, n);
-  int64_t outer = 1, inner = 1;
-  for (size_t i = 0; i < axis; i++) outer *= x.dim(i);
-  for (size_t i = axis + 1; i < x.rank(); i++) inner *= x.dim(i);
   Shape shape = x.shape();
   shape[axis] = k;
   Tensor& values = ctx.output(0, x.dtype(), shape);
   Tensor* indices = ctx.num_outputs() > 1 ? &ctx.output(1, DatumType::I64, shape) : nullptr;
+  // Nothing to select (and the products of huge declared dims around an empty one need not fit).
+  if (values.numel() == 0) return;
+  int64_t outer = 1, inner = 1;
+  for (size_t i = 0; i < axis; i++) outer *= x.dim(i);
+  for (size_t i = axis + 1; i < x.rank(); i++) inner *= x.dim(i);
   dispatch_numeric(x.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     const T* src = x.data<T>();

@@ -11,7 +11,14 @@ Attributes SplitToSequence::attributes() const {
 }
 
 std::vector<int64_t> SplitToSequence::part_sizes(int64_t dim, const Tensor* split) const {
-  if (!split) return std::vector<int64_t>(static_cast<size_t>(dim), 1);
+  auto check_parts = [](int64_t parts) {
+    KILN_ENSURE(parts <= kMaxSequenceItems,
+                "SplitToSequence: {} parts is too many for a sequence (at most 2^24)", parts);
+  };
+  if (!split) {
+    check_parts(dim);
+    return std::vector<int64_t>(static_cast<size_t>(dim), 1);
+  }
   KILN_ENSURE(split->dtype() == DatumType::I32 || split->dtype() == DatumType::I64,
               "SplitToSequence: split must be int32 or int64, got {}", name_of(split->dtype()));
   KILN_ENSURE(split->rank() <= 1, "SplitToSequence: split must be a scalar or 1-D, got [{}]",
@@ -20,9 +27,11 @@ std::vector<int64_t> SplitToSequence::part_sizes(int64_t dim, const Tensor* spli
   if (split->rank() == 0) {
     int64_t chunk = split->value_as_i64(0);
     KILN_ENSURE(chunk > 0, "SplitToSequence: split size must be positive, got {}", chunk);
+    check_parts(dim / chunk + 1);
     for (int64_t at = 0; at < dim; at += chunk) sizes.push_back(std::min(chunk, dim - at));
     return sizes;
   }
+  check_parts(split->numel());
   sizes = split->to_i64_vector();
   for (int64_t s : sizes) KILN_ENSURE(s >= 0, "SplitToSequence: negative split size {}", s);
   int64_t total = std::accumulate(sizes.begin(), sizes.end(), int64_t{0});

@@ -54,13 +54,17 @@ void Concat::eval(EvalContext& ctx, const TensorRefs& inputs) const {
       KILN_ENSURE(d == axis || t.dim(d) == first.dim(d),
                   "Concat: input {} [{}] does not match input 0 [{}] on axis {}", i,
                   shape_to_string(t.shape()), shape_to_string(first.shape()), d);
+    KILN_ENSURE(t.dim(axis) <= (int64_t{1} << 62) - shape[axis],
+                "Concat: the output's axis {} would be longer than 2^62", axis);
     shape[axis] += t.dim(axis);
   }
+  Tensor& out = ctx.output(0, first.dtype(), shape);
+  // Nothing to copy (and the products of huge declared dims around an empty one need not fit).
+  if (out.numel() == 0) return;
   int64_t outer = 1;
   for (size_t d = 0; d < axis; d++) outer *= shape[d];
   int64_t inner = 1;
   for (size_t d = axis + 1; d < shape.size(); d++) inner *= shape[d];
-  Tensor& out = ctx.output(0, first.dtype(), shape);
   dispatch_any(first.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     T* dst = out.data<T>();

@@ -46,11 +46,14 @@ void Gather::eval(EvalContext& ctx, const TensorRefs& inputs) const {
   shape.assign(data.shape().begin(), data.shape().begin() + static_cast<long>(axis));
   shape.insert(shape.end(), indices.shape().begin(), indices.shape().end());
   shape.insert(shape.end(), data.shape().begin() + static_cast<long>(axis) + 1, data.shape().end());
-  int64_t outer = 1, inner = 1, dim = data.dim(axis);
-  for (size_t d = 0; d < axis; d++) outer *= data.dim(d);
-  for (size_t d = axis + 1; d < data.rank(); d++) inner *= data.dim(d);
+  const int64_t dim = data.dim(axis);
   for (auto& i : idx) i = checked_index(i, dim, "Gather");
   Tensor& out = ctx.output(0, data.dtype(), shape);
+  // Nothing to copy (and the products of huge declared dims around an empty one need not fit).
+  if (out.numel() == 0) return;
+  int64_t outer = 1, inner = 1;
+  for (size_t d = 0; d < axis; d++) outer *= data.dim(d);
+  for (size_t d = axis + 1; d < data.rank(); d++) inner *= data.dim(d);
   int64_t n = static_cast<int64_t>(idx.size());
   dispatch_any(data.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;

@@ -148,14 +148,17 @@ void Pad::eval(EvalContext& ctx, const TensorRefs& inputs) const {
       KILN_ENSURE(data.dim(i) > 0, "Pad: {} mode cannot pad empty axis {}", mode_name(mode_), i);
     out_shape.push_back(d);
   }
+  const Tensor* value_input = inputs.size() > 2 ? inputs[2] : nullptr;
+  if (value_input && value_input->numel() == 0) value_input = nullptr;
+  Tensor& out = ctx.output(0, data.dtype(), out_shape);
+  // Nothing to write (and the input's strides, products of huge declared dims around an empty
+  // one, need not fit).
+  if (out.numel() == 0) return;
   int64_t stride = 1;
   for (size_t d = rank; d-- > 0;) {
     strides[d] = stride;
     stride *= data.dim(d);
   }
-  const Tensor* value_input = inputs.size() > 2 ? inputs[2] : nullptr;
-  if (value_input && value_input->numel() == 0) value_input = nullptr;
-  Tensor& out = ctx.output(0, data.dtype(), out_shape);
   const bool fast =
       mode_ == PadMode::Constant && !is_object(data.dtype()) && rank < kernels::kMaxCopyRank;
   dispatch_any(data.dtype(), [&](auto tag) {

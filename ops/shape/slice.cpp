@@ -166,6 +166,9 @@ bool eval_small(EvalContext& ctx, const Tensor& data, const TensorRefs& inputs) 
     step[static_cast<size_t>(a)] = sa.step;
     out_shape[static_cast<size_t>(a)] = sa.len;
   }
+  Tensor& out = ctx.output(0, data.dtype(), out_shape);
+  // Nothing to copy (and the strides of huge declared dims around an empty one need not fit).
+  if (out.numel() == 0) return true;
   std::array<std::array<int64_t, kSmallRank>, 1> step_strides{};
   int64_t base = 0, stride = 1;
   for (size_t a = rank; a-- > 0;) {
@@ -173,8 +176,6 @@ bool eval_small(EvalContext& ctx, const Tensor& data, const TensorRefs& inputs) 
     step_strides[0][a] = stride * step[a];
     stride *= data.dim(a);
   }
-  Tensor& out = ctx.output(0, data.dtype(), out_shape);
-  if (out.numel() == 0) return true;
   if (!is_object(data.dtype())) {
     const size_t elem = size_of(data.dtype());
     kernels::strided_copy(static_cast<const char*>(data.raw_data()) + base * elem, out.raw_data(),

@@ -88,15 +88,19 @@ void Split::eval(EvalContext& ctx, const TensorRefs& inputs) const {
     int64_t total = 0;
     for (int64_t p = 0; p < n; p++) {
       KILN_ENSURE(given[p] >= 0, "Split: negative size {}", given[p]);
+      KILN_ENSURE(given[p] <= dim - total, "Split: sizes add up to more than {}", dim);
       total += given[p];
     }
     KILN_ENSURE(total == dim, "Split: sizes add up to {}, not {}", total, dim);
   } else {
     KILN_ENSURE(dim - chunk_len * (n - 1) >= 0, "Split: cannot split {} into {} parts", dim, n);
   }
+  // An empty input has empty parts: nothing to copy (and the products of huge declared dims
+  // around an empty one need not fit).
+  const bool empty = in.numel() == 0;
   int64_t outer = 1, inner = 1;
-  for (size_t d = 0; d < axis; d++) outer *= in.dim(d);
-  for (size_t d = axis + 1; d < in.rank(); d++) inner *= in.dim(d);
+  for (size_t d = 0; d < axis && !empty; d++) outer *= in.dim(d);
+  for (size_t d = axis + 1; d < in.rank() && !empty; d++) inner *= in.dim(d);
   int64_t row = dim * inner;
   int64_t offset = 0;
   for (int64_t p = 0; p < n && static_cast<size_t>(p) < ctx.num_outputs(); p++) {
@@ -105,6 +109,7 @@ void Split::eval(EvalContext& ctx, const TensorRefs& inputs) const {
     shape.assign(in.shape().begin(), in.shape().end());
     shape[axis] = len;
     Tensor& out = ctx.output(static_cast<size_t>(p), in.dtype(), shape);
+    if (empty) continue;
     dispatch_any(in.dtype(), [&](auto tag) {
       using T = typename decltype(tag)::type;
       const T* src = in.data<T>();

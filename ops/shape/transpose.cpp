@@ -91,10 +91,11 @@ void Transpose::eval(EvalContext& ctx, const TensorRefs& inputs) const {
   }
   std::array<int64_t, kSmallRank> strides{};
   std::array<std::array<int64_t, kSmallRank>, 1> in_strides{};
-  int64_t stride = 1;
+  // Unsigned: an empty tensor declaring huge dims may wrap its strides (they address nothing).
+  uint64_t stride = 1;
   for (size_t a = rank; a-- > 0;) {
-    strides[a] = stride;
-    stride *= in.dim(a);
+    strides[a] = static_cast<int64_t>(stride);
+    stride *= static_cast<uint64_t>(in.dim(a));
   }
   Shape& out_shape = ctx.temp_shape(0);
   for (size_t i = 0; i < rank; i++) {

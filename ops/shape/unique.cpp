@@ -43,6 +43,20 @@ void Unique::eval(EvalContext& ctx, const TensorRefs& inputs) const {
     for (size_t i = axis + 1; i < x.rank(); i++)
       KILN_ENSURE(!__builtin_mul_overflow(inner, x.dim(i), &inner), "Unique: input too large");
   }
+  if (axis_ && n > 0 && (outer == 0 || inner == 0)) {
+    // Empty slices are all equal: one of them, first at 0, every slice maps to it (no sort of
+    // n indices: an empty input may declare n = 2^31).
+    Shape y_shape = x.shape();
+    y_shape[axis] = 1;
+    ctx.output(0, x.dtype(), y_shape);
+    if (ctx.num_outputs() > 1) ctx.output(1, DatumType::I64, {1}).data<int64_t>()[0] = 0;
+    if (ctx.num_outputs() > 2) {
+      Tensor& inverse = ctx.output(2, DatumType::I64, {n});
+      std::fill_n(inverse.data<int64_t>(), n, int64_t{0});
+    }
+    if (ctx.num_outputs() > 3) ctx.output(3, DatumType::I64, {1}).data<int64_t>()[0] = n;
+    return;
+  }
   dispatch_any(x.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     const T* src = x.data<T>();
