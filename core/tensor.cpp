@@ -253,6 +253,8 @@ void Tensor::reset(DatumType dt, const Shape& shape) {
   size_t count = storage_count(n, dt);
   size_t need = count * size_of(dt);
   // Borrowed memory was lent to be written (State's output targets): shared or not, it serves.
+  // (A borrowed input is never reset: ops never write their inputs, and a slot that hands an
+  // input over is not written in the same run; State drops borrowed storage after each run.)
   bool reusable = storage_ && (storage_.use_count() == 1 || storage_->borrowed()) &&
                   offset_bytes_ == 0 && storage_->capacity_bytes() >= need &&
                   is_object(dt) == is_object(storage_->datum_type()) &&
