@@ -48,6 +48,9 @@ typedef enum kiln_datum_type {
   KILN_U32 = 10,
   KILN_U64 = 11,
   KILN_BOOL = 12,
+  /* Not a type: makes the enum int-sized, so any int a caller passes is a valid value to check
+   * (C++ reading 99 from an enum whose enumerators fit in 4 bits is undefined behaviour). */
+  KILN_DATUM_TYPE_FORCE_INT = 0x7fffffff
 } kiln_datum_type;
 
 typedef struct kiln_model kiln_model;
