@@ -113,12 +113,27 @@ kiln_status hand_out(Handle* h, const char* what, size_t index, const char** out
   return call([&] { *out = h->strings.keep(fmt::format("{} {}", what, index), get()); });
 }
 
-kiln_status collect_inputs(const kiln_tensor* const* inputs, size_t n, std::vector<Tensor>& out) {
-  if (n > 0 && inputs == nullptr) return failed(KILN_INVALID_ARGUMENT, "inputs is NULL");
+// The tensors of a caller's array `what` ("inputs", "outputs") of n handles.
+kiln_status collect_tensors(const kiln_tensor* const* tensors, size_t n, const char* what,
+                            std::vector<Tensor>& out) {
+  if (n > 0 && tensors == nullptr)
+    return failed(KILN_INVALID_ARGUMENT, fmt::format("{} is NULL", what));
   for (size_t i = 0; i < n; i++) {
-    if (!inputs[i]) return failed(KILN_INVALID_ARGUMENT, fmt::format("inputs[{}] is NULL", i));
-    out.push_back(inputs[i]->tensor);
+    if (!tensors[i]) return failed(KILN_INVALID_ARGUMENT, fmt::format("{}[{}] is NULL", what, i));
+    out.push_back(tensors[i]->tensor);
   }
+  return KILN_OK;
+}
+
+kiln_status collect_inputs(const kiln_tensor* const* inputs, size_t n, std::vector<Tensor>& out) {
+  return collect_tensors(inputs, n, "inputs", out);
+}
+
+// The shape pointer and type code of kiln_tensor_create / kiln_tensor_wrap.
+kiln_status check_tensor_args(kiln_datum_type dt, const int64_t* shape, size_t rank) {
+  if (rank > 0 && shape == nullptr) return failed(KILN_INVALID_ARGUMENT, "shape is NULL");
+  if (dt < KILN_F32 || dt > KILN_BOOL)
+    return failed(KILN_INVALID_ARGUMENT, fmt::format("unknown datum type code {}", int(dt)));
   return KILN_OK;
 }
 
@@ -305,15 +320,9 @@ kiln_status kiln_session_run_into(kiln_session* session, const kiln_tensor* cons
                                   size_t num_inputs, kiln_tensor* const* outputs,
                                   size_t num_outputs) {
   KILN_C_REQUIRE(session);
-  if (num_outputs > 0 && outputs == nullptr)
-    return failed(KILN_INVALID_ARGUMENT, "outputs is NULL");
-  std::vector<Tensor> in;
+  std::vector<Tensor> in, out;
   if (auto s = collect_inputs(inputs, num_inputs, in)) return s;
-  std::vector<Tensor> out;
-  for (size_t i = 0; i < num_outputs; i++) {
-    if (!outputs[i]) return failed(KILN_INVALID_ARGUMENT, fmt::format("outputs[{}] is NULL", i));
-    out.push_back(outputs[i]->tensor);
-  }
+  if (auto s = collect_tensors(outputs, num_outputs, "outputs", out)) return s;
   return call([&] { session->session.run_into(in, out); });
 }
 
@@ -462,9 +471,7 @@ kiln_status kiln_stream_session_pulses(const kiln_stream_session* stream, int64_
 kiln_status kiln_tensor_create(kiln_datum_type dt, const int64_t* shape, size_t rank,
                                const void* data, size_t nbytes, kiln_tensor** out) {
   KILN_C_REQUIRE(out);
-  if (rank > 0 && shape == nullptr) return failed(KILN_INVALID_ARGUMENT, "shape is NULL");
-  if (dt < KILN_F32 || dt > KILN_BOOL)
-    return failed(KILN_INVALID_ARGUMENT, fmt::format("unknown datum type code {}", int(dt)));
+  if (auto s = check_tensor_args(dt, shape, rank)) return s;
   return call([&] {
     std::vector<int64_t> dims(shape, shape + rank);
     Tensor t = data ? Tensor(static_cast<DataType>(dt), dims, data, nbytes)
@@ -476,9 +483,7 @@ kiln_status kiln_tensor_create(kiln_datum_type dt, const int64_t* shape, size_t 
 kiln_status kiln_tensor_wrap(kiln_datum_type dt, const int64_t* shape, size_t rank, void* data,
                              size_t nbytes, kiln_tensor** out) {
   KILN_C_REQUIRE(out);
-  if (rank > 0 && shape == nullptr) return failed(KILN_INVALID_ARGUMENT, "shape is NULL");
-  if (dt < KILN_F32 || dt > KILN_BOOL)
-    return failed(KILN_INVALID_ARGUMENT, fmt::format("unknown datum type code {}", int(dt)));
+  if (auto s = check_tensor_args(dt, shape, rank)) return s;
   return call([&] {
     std::vector<int64_t> dims(shape, shape + rank);
     Tensor t = Tensor::wrap(static_cast<DataType>(dt), dims, data, nbytes);

@@ -265,20 +265,6 @@ std::vector<Tensor> Session::run(const std::map<std::string, Tensor>& inputs) {
 
 namespace {
 
-// Whether caller memory can be used as a kiln tensor in place: the shape's exact size, aligned
-// to the element size. Anything else goes the copying way, which reports what is wrong.
-bool borrowable(DataType dt, const std::vector<int64_t>& shape, const void* data, size_t nbytes) {
-  size_t elem = data_type_size(dt);
-  int64_t numel = 1;
-  for (int64_t d : shape) {
-    if (d < 0 || (d > 0 && numel > (int64_t{1} << 62) / d)) return false;
-    numel *= d;
-  }
-  if (static_cast<uint64_t>(numel) * elem != nbytes) return false;
-  if (nbytes == 0) return true;
-  return data != nullptr && reinterpret_cast<uintptr_t>(data) % std::min<size_t>(elem, 16) == 0;
-}
-
 bool overlap(const void* a, size_t a_bytes, const void* b, size_t b_bytes) {
   auto pa = reinterpret_cast<uintptr_t>(a), pb = reinterpret_cast<uintptr_t>(b);
   return a_bytes && b_bytes && pa < pb + b_bytes && pb < pa + a_bytes;
@@ -311,7 +297,7 @@ void Session::run(const std::vector<ConstBuffer>& inputs, const std::vector<MutB
     in.reserve(inputs.size());
     for (const auto& b : inputs) {
       // Read in place: ops never write their inputs (the const_cast is never written through).
-      if (borrowable(b.dtype, b.shape, b.data, b.nbytes))
+      if (kiln::Tensor::can_borrow(to_datum_type(b.dtype), b.shape, b.data, b.nbytes))
         in.push_back(kiln::Tensor::borrow(to_datum_type(b.dtype), b.shape,
                                           const_cast<void*>(b.data), b.nbytes));
       else
@@ -323,7 +309,8 @@ void Session::run(const std::vector<ConstBuffer>& inputs, const std::vector<MutB
       const MutBuffer& b = outputs[i];
       // A buffer of another type is never written (the check after the run names both).
       const Fact& fact = graph.fact(graph.outputs()[i]);
-      if (fact.dt == to_datum_type(b.dtype) && borrowable(b.dtype, b.shape, b.data, b.nbytes) &&
+      if (fact.dt == to_datum_type(b.dtype) &&
+          kiln::Tensor::can_borrow(fact.dt, b.shape, b.data, b.nbytes) &&
           !shares_memory(inputs, outputs, i))
         targets[i] = kiln::Tensor::borrow(fact.dt, b.shape, b.data, b.nbytes);
     }

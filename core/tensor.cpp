@@ -108,8 +108,26 @@ Storage::~Storage() {
   release_memory(alloc == 0 ? kTensorAlignment : alloc);
 }
 
+namespace {
+// Borrowed data must be aligned to its element size (capped at max_align_t's alignment).
+size_t borrow_alignment(DatumType dt) {
+  return std::min<size_t>(size_of(dt), alignof(std::max_align_t));
+}
+}  // namespace
+
+bool Tensor::can_borrow(DatumType dt, const Shape& shape, const void* data, size_t nbytes) {
+  if (is_object(dt)) return false;
+  int64_t numel = 1;
+  for (int64_t d : shape) {
+    if (d < 0 || (d > 0 && numel > (int64_t{1} << 62) / d)) return false;
+    numel *= d;
+  }
+  if (static_cast<uint64_t>(numel) * size_of(dt) != nbytes) return false;
+  if (nbytes == 0) return true;
+  return data != nullptr && reinterpret_cast<uintptr_t>(data) % borrow_alignment(dt) == 0;
+}
+
 Tensor Tensor::borrow(DatumType dt, Shape shape, void* data, size_t nbytes) {
-  KILN_ENSURE(!is_object(dt), "cannot borrow caller memory for {} elements", name_of(dt));
   Tensor t;
   t.dt_ = dt;
   t.numel_ = shape_numel(shape);
@@ -118,10 +136,9 @@ Tensor Tensor::borrow(DatumType dt, Shape shape, void* data, size_t nbytes) {
   KILN_ENSURE(nbytes == need, "a {},{} tensor is {} bytes: {} bytes given",
               shape_to_string(t.shape_), name_of(dt), need, nbytes);
   KILN_ENSURE(data != nullptr || nbytes == 0, "a {} byte buffer at NULL", nbytes);
-  size_t align = std::min<size_t>(size_of(dt), alignof(std::max_align_t));
-  KILN_ENSURE(reinterpret_cast<uintptr_t>(data) % align == 0,
-              "{} data at {} is not aligned to {} bytes", name_of(dt), data, align);
-  t.storage_ = std::make_shared<Storage>(dt, data, nbytes);
+  KILN_ENSURE(reinterpret_cast<uintptr_t>(data) % borrow_alignment(dt) == 0,
+              "{} data at {} is not aligned to {} bytes", name_of(dt), data, borrow_alignment(dt));
+  t.storage_ = std::make_shared<Storage>(dt, data, nbytes);  // (refuses object types)
   return t;
 }
 

@@ -63,6 +63,8 @@ class Tensor {
   // unchanged while any tensor sharing it lives; kiln never frees it. Ops never write into
   // their inputs, so a borrowed input is only read.
   static Tensor borrow(DatumType dt, Shape shape, void* data, size_t nbytes);
+  // Whether borrow() accepts these arguments (false where it would throw).
+  static bool can_borrow(DatumType dt, const Shape& shape, const void* data, size_t nbytes);
   template <typename T>
   static Tensor scalar(T value) {
     return from_vector<T>({}, std::vector<T>{value});

@@ -41,6 +41,15 @@ def _names(handle, count_fn, name_fn):
     return out
 
 
+def _code_of(a, what):
+    """The kiln type code of a numpy array's dtype."""
+    code = _CODES.get(a.dtype)
+    if code is None:
+        raise Error(f"{what}: numpy dtype {a.dtype} has no kiln type "
+                    "(float16/32/64, int8-64, uint8-64, bool)")
+    return code
+
+
 class _Tensor:
     """Owns a kiln_tensor handle."""
 
@@ -58,10 +67,7 @@ class _Tensor:
         """A kiln tensor over the array's memory (no copy when it is C-contiguous and aligned;
         kiln never writes its inputs); the tensor keeps the array alive."""
         a = np.asarray(array)
-        code = _CODES.get(a.dtype)
-        if code is None:
-            raise Error(f"{what}: numpy dtype {a.dtype} has no kiln type "
-                        "(float16/32/64, int8-64, uint8-64, bool)")
+        code = _code_of(a, what)
         if not (a.flags.c_contiguous and a.flags.aligned):
             a = np.array(a, order="C")  # (ascontiguousarray would make a scalar 1-d)
         return cls._wrap(a, code)
@@ -81,9 +87,7 @@ class _Tensor:
         """A kiln tensor over an output array the session writes into (no copy)."""
         if not isinstance(array, np.ndarray):
             raise Error(f"{what}: out must hold numpy arrays, got {type(array).__name__}")
-        code = _CODES.get(array.dtype)
-        if code is None:
-            raise Error(f"{what}: numpy dtype {array.dtype} has no kiln type")
+        code = _code_of(array, what)
         if not (array.flags.c_contiguous and array.flags.aligned and array.flags.writeable):
             raise Error(f"{what}: the array must be C-contiguous, aligned and writeable")
         return cls._wrap(array, code)
