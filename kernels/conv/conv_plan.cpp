@@ -146,14 +146,13 @@ ConvPlan ConvKernel::plan(const ConvGeometry& geo, int threads) const {
     p.path = ConvPath::Grouped;
     p.grouped = grouped_conv_layout(group_, cg, mg, geo, isa_);
     const GroupedConvLayout& l = p.grouped;
-    const int64_t item_fma = l.rows * l.tile_q * kin;
-    p.threads = static_cast<int>(
-        std::clamp<int64_t>(group_ * l.tiles * mg * kin / (2 * kMinPieceFma), 1, p.threads));
+    const int64_t tile_positions = l.vectors * l.lanes / l.tiles;
+    const int64_t item_fma = l.rows * tile_positions * kin;
+    p.threads = static_cast<int>(std::clamp<int64_t>(
+        group_ * l.tiles * tile_positions * mg * kin / (2 * kMinPieceFma), 1, p.threads));
     p.grain = std::max<int64_t>(1, kMinPieceFma / std::max<int64_t>(item_fma, 1));
     p.padded_at = 0;
-    p.kernel_at = lines(l.planes_floats);
-    p.per_slot = lines(l.tile_floats);
-    p.scratch_floats = p.kernel_at + p.per_slot * static_cast<size_t>(p.threads);
+    p.scratch_floats = lines(l.planes_floats);
     return p;
   }
   if (winograd_ && (packed_.empty() || winograd_pays(*kernel_, mg, cg, geo))) {
@@ -245,12 +244,8 @@ void ConvKernel::run(const ConvPlan& p, const float* x, const Epilogue& ep, floa
         group_ * cg, [&](int64_t c0, int64_t c1) { grouped_conv_pad(a, l, c0, c1); }, p.threads,
         (kMinPieceWork + l.channel_stride - 1) / l.channel_stride);
     parallel_for(
-        l.items,
-        [&](int64_t i0, int64_t i1) {
-          float* tile = scratch + p.kernel_at + p.per_slot * current_thread_slot();
-          grouped_conv_items(a, l, i0, i1, tile, isa_);
-        },
-        p.threads, p.grain);
+        l.items, [&](int64_t i0, int64_t i1) { grouped_conv_items(a, l, i0, i1, isa_); }, p.threads,
+        p.grain);
     return;
   }
   for (int64_t g = 0; g < group_; g++) {

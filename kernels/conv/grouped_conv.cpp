@@ -30,11 +30,34 @@ int64_t round16(int64_t n) {
   return (n + 15) / 16 * 16;
 }
 
+// Row-sized fills and copies without a libc call each: the padded rows of small planes are 7-16
+// floats, and memset / memcpy / memset per row made the padding 6% of RegNet-X-400MF's time
+// (perf, Zen 3), as long as the group's tiles' whole compute.
+inline void zero_short(float* d, int64_t n) {
+  static constexpr float kZeros[8] = {};
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) __builtin_memcpy(d + i, kZeros, sizeof(kZeros));
+  // The rest (0-7 floats) in fixed-size moves: a loop there becomes a memset call again.
+  const int64_t rest = n - i;
+  if (rest & 4) __builtin_memcpy(d + i + (rest & 3), kZeros, 4 * sizeof(float));
+  if (rest & 2) __builtin_memcpy(d + i + (rest & 1), kZeros, 2 * sizeof(float));
+  if (rest & 1) d[i] = 0.0f;
+}
+inline void copy_short(float* __restrict d, const float* __restrict s, int64_t n) {
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) __builtin_memcpy(d + i, s + i, 8 * sizeof(float));
+  const int64_t rest = n - i;
+  const int64_t i4 = i + (rest & 3), i2 = i + (rest & 1);  // the 4, 2 and 1 at the end
+  if (rest & 4) __builtin_memcpy(d + i4, s + i4, 4 * sizeof(float));
+  if (rest & 2) __builtin_memcpy(d + i2, s + i2, 2 * sizeof(float));
+  if (rest & 1) d[i] = s[i];
+}
+
 }  // namespace
 
 void grouped_conv_items_generic(const GroupedConvArgs& a, const GroupedConvLayout& l, int64_t i0,
-                                int64_t i1, float* tile) {
-  grouped_conv_body(a, l, i0, i1, tile);
+                                int64_t i1) {
+  grouped_conv_body(a, l, i0, i1);
 }
 
 bool grouped_conv_supported(const ConvGeometry& g) {
@@ -45,45 +68,38 @@ bool grouped_conv_supported(const ConvGeometry& g) {
 GroupedConvLayout grouped_conv_layout(int64_t group, int64_t channels_per_group,
                                       int64_t outputs_per_group, const ConvGeometry& g, Isa isa) {
   KILN_ENSURE(grouped_conv_supported(g), "grouped_conv: unsupported geometry");
-  (void)channels_per_group;
   const GcShape shape = gc_shape(isa);
   GroupedConvLayout l;
   l.sy = g.stride[1];
   l.sx = g.stride[2];
   const int64_t reach_y = (g.kernel[1] - 1) * g.dilation[1] / l.sy;
   const int64_t reach_x = (g.kernel[2] - 1) * g.dilation[2] / l.sx;
-  // Output column ox reads plane columns up to ox + reach_x, so rows of ow + reach_x suffice;
-  // the pw - ow columns past each output row are computed and dropped, and the positions past
-  // the last output row's last column are not computed at all (7x7 stride 1: rows of 9, 61
-  // positions, 4 vectors of 16; with rows of 10 and whole rows it took 5).
-  // Rows a whole number of vectors long keep every tile's loads aligned alike (14x14 stride 2:
-  // rows of 16 ran ~10% faster than rows of 15, the same 14 vectors): taken when they cost no
-  // more vectors.
-  auto vectors_for = [&](int64_t pw) {
-    return ((g.out[1] - 1) * pw + g.out[2] + shape.lanes - 1) / shape.lanes;
-  };
+  // Output column ox reads plane columns up to ox + reach_x, so rows of ow + reach_x suffice.
+  // Each output row is cut into vectors, so the row's width sets no vector count; rows a whole
+  // number of vectors long keep the vectors' loads aligned alike (14x14 stride 2: rows of 16 ran
+  // ~10% faster than rows of 15): taken when they make the planes at most 25% larger (7x7
+  // stride 1 keeps rows of 9, not 16: the padding copy is a fifth of the grouped conv's time).
   const int64_t tight = g.out[2] + reach_x;
   const int64_t aligned = (tight + shape.lanes - 1) / shape.lanes * shape.lanes;
-  l.pw = vectors_for(aligned) <= vectors_for(tight) ? aligned : tight;
+  l.pw = (aligned - tight) * 4 <= tight ? aligned : tight;
   l.ph = g.out[1] + reach_y + 1;
-  l.nq = (g.out[1] - 1) * l.pw + g.out[2];
   l.lanes = shape.lanes;
+  l.row_vectors = (g.out[2] + l.lanes - 1) / l.lanes;
+  l.vectors = g.out[1] * l.row_vectors;
   // Tiles of up to 3 vectors, as even as the vectors allow: 4 vectors go as 2 + 2 (16
   // accumulators each on AVX-512) rather than 3 + 1 (the 1-vector tile's 8 accumulators barely
   // cover the FMA latency).
-  const int64_t vectors = (l.nq + l.lanes - 1) / l.lanes;
-  const int64_t min_tiles = (vectors + 2) / 3;
-  l.tile_q = (vectors + min_tiles - 1) / min_tiles * l.lanes;
-  l.tiles = (l.nq + l.tile_q - 1) / l.tile_q;
-  // A tile's whole vectors read up to tile_q floats past a plane's ph * pw: the next plane's
-  // (finite values, in lanes that are dropped), and after the last plane, slack.
+  l.tiles = (l.vectors + 2) / 3;
+  // A partial vector reads whole vectors: the last one of a row up to row_vectors * lanes - ow
+  // floats past the row's outputs, plus the taps' reach, which can pass a small plane's end
+  // (into the next plane's finite values, and after the last plane, this slack).
   l.plane = l.ph * l.pw;
   l.channel_stride = l.sy * l.sx * l.plane;
-  l.planes_floats = round16(group * channels_per_group * l.channel_stride + l.tile_q);
+  l.planes_floats = round16(group * channels_per_group * l.channel_stride +
+                            (l.row_vectors + 1) * l.lanes + reach_x);
   l.rows = shape.rows;
   l.row_blocks = (outputs_per_group + l.rows - 1) / l.rows;
   l.items = group * l.tiles * l.row_blocks;
-  l.tile_floats = l.rows * l.tile_q;
   return l;
 }
 
@@ -105,39 +121,83 @@ void grouped_conv_pad(const GroupedConvArgs& a, const GroupedConvLayout& l, int6
                       int64_t c1) {
   const ConvGeometry& g = a.geo;
   const int64_t ih = g.in[1], iw = g.in[2];
-  const size_t row_bytes = static_cast<size_t>(l.pw) * sizeof(float);
-  for (int64_t c = c0; c < c1; c++) {
-    const float* xc = a.x + c * ih * iw;
-    // Every float of the channel's planes written once: input rows with their zero borders,
-    // rows outside the input zeros.
-    for (int64_t fy = 0; fy < l.sy; fy++) {
-      for (int64_t fx = 0; fx < l.sx; fx++) {
-        float* plane = a.planes + c * l.channel_stride + (fy * l.sx + fx) * l.plane;
-        // Padded column px = x + pad of phase fx: x0 is the first input column of the phase,
-        // col0 its column in the plane.
-        const int64_t x0 = ((fx - g.pad[2]) % l.sx + l.sx) % l.sx;
-        const int64_t col0 = std::min((x0 + g.pad[2]) / l.sx, l.pw);
-        const int64_t count =
-            x0 >= iw ? 0 : std::clamp((iw - x0 + l.sx - 1) / l.sx, int64_t{0}, l.pw - col0);
+  // Phase fx of a row: padded column px = x + pad, x0 is the first input column of the phase,
+  // col0 its column in the plane, count the input columns it takes.
+  struct Phase {
+    int64_t x0, col0, count;
+  };
+  auto phase = [&](int64_t fx) {
+    Phase p;
+    p.x0 = ((fx - g.pad[2]) % l.sx + l.sx) % l.sx;
+    p.col0 = std::min((p.x0 + g.pad[2]) / l.sx, l.pw);
+    p.count = p.x0 >= iw ? 0 : std::clamp((iw - p.x0 + l.sx - 1) / l.sx, int64_t{0}, l.pw - p.col0);
+    return p;
+  };
+  auto plane_row = [&](int64_t c, int64_t fy, int64_t fx, int64_t r) {
+    return a.planes + c * l.channel_stride + (fy * l.sx + fx) * l.plane + r * l.pw;
+  };
+  // The input row of plane row r of phase row fy (outside the input: none).
+  auto input_row = [&](int64_t c, int64_t fy, int64_t r) -> const float* {
+    const int64_t y = r * l.sy + fy - g.pad[1];
+    return y < 0 || y >= ih ? nullptr : a.x + (c * ih + y) * iw;
+  };
+  // Every float of the channel's planes written once: input rows with their zero borders, rows
+  // outside the input zeros.
+  if (l.sx == 2) {
+    // Both column phases from one read of each input row: the phase starting at x0 = 0 takes the
+    // even columns, the other the odd ones.
+    const Phase p0 = phase(0), p1 = phase(1);
+    const int64_t fe = p0.x0 == 0 ? 0 : 1;
+    const Phase& pe = fe == 0 ? p0 : p1;
+    const Phase& po = fe == 0 ? p1 : p0;
+    const int64_t both = std::min(pe.count, po.count);
+    for (int64_t c = c0; c < c1; c++) {
+      for (int64_t fy = 0; fy < l.sy; fy++) {
         for (int64_t r = 0; r < l.ph; r++) {
-          float* d = plane + r * l.pw;
-          const int64_t y = r * l.sy + fy - g.pad[1];
-          if (y < 0 || y >= ih || count == 0) {
-            std::memset(d, 0, row_bytes);
+          float* __restrict de = plane_row(c, fy, fe, r);
+          float* __restrict dodd = plane_row(c, fy, 1 - fe, r);
+          const float* __restrict src = input_row(c, fy, r);
+          if (src == nullptr) {
+            zero_short(de, l.pw);
+            zero_short(dodd, l.pw);
             continue;
           }
-          const float* src = xc + y * iw + x0;
-          std::memset(d, 0, static_cast<size_t>(col0) * sizeof(float));
-          if (l.sx == 1) {
-            std::memcpy(d + col0, src, static_cast<size_t>(count) * sizeof(float));
-          } else if (l.sx == 2) {
-            float* __restrict dd = d + col0;
-            for (int64_t j = 0; j < count; j++) dd[j] = src[2 * j];  // vectorized: even lanes
-          } else {
-            for (int64_t j = 0; j < count; j++) d[col0 + j] = src[j * l.sx];
+          zero_short(de, pe.col0);
+          zero_short(dodd, po.col0);
+          float* __restrict e = de + pe.col0;
+          float* __restrict o = dodd + po.col0;
+          for (int64_t j = 0; j < both; j++) {  // vectorized: even and odd lanes
+            e[j] = src[2 * j];
+            o[j] = src[2 * j + 1];
           }
-          std::memset(d + col0 + count, 0,
-                      static_cast<size_t>(l.pw - col0 - count) * sizeof(float));
+          for (int64_t j = both; j < pe.count; j++) e[j] = src[2 * j];
+          for (int64_t j = both; j < po.count; j++) o[j] = src[2 * j + 1];
+          zero_short(e + pe.count, l.pw - pe.col0 - pe.count);
+          zero_short(o + po.count, l.pw - po.col0 - po.count);
+        }
+      }
+    }
+  } else {
+    for (int64_t fx = 0; fx < l.sx; fx++) {
+      const Phase p = phase(fx);
+      for (int64_t c = c0; c < c1; c++) {
+        for (int64_t fy = 0; fy < l.sy; fy++) {
+          for (int64_t r = 0; r < l.ph; r++) {
+            float* d = plane_row(c, fy, fx, r);
+            const float* row = input_row(c, fy, r);
+            if (row == nullptr || p.count == 0) {
+              zero_short(d, l.pw);
+              continue;
+            }
+            const float* src = row + p.x0;
+            zero_short(d, p.col0);
+            if (l.sx == 1) {
+              copy_short(d + p.col0, src, p.count);
+            } else {
+              for (int64_t j = 0; j < p.count; j++) d[p.col0 + j] = src[j * l.sx];
+            }
+            zero_short(d + p.col0 + p.count, l.pw - p.col0 - p.count);
+          }
         }
       }
     }
@@ -151,18 +211,18 @@ void grouped_conv_pad(const GroupedConvArgs& a, const GroupedConvLayout& l, int6
 }
 
 void grouped_conv_items(const GroupedConvArgs& a, const GroupedConvLayout& l, int64_t i0,
-                        int64_t i1, float* tile, Isa isa) {
+                        int64_t i1, Isa isa) {
   switch (isa) {
 #if defined(__x86_64__)
     case Isa::Avx512:
-      grouped_conv_items_avx512(a, l, i0, i1, tile);
+      grouped_conv_items_avx512(a, l, i0, i1);
       return;
     case Isa::Avx2:
-      grouped_conv_items_avx2(a, l, i0, i1, tile);
+      grouped_conv_items_avx2(a, l, i0, i1);
       return;
 #endif
     default:
-      grouped_conv_items_generic(a, l, i0, i1, tile);
+      grouped_conv_items_generic(a, l, i0, i1);
       return;
   }
 }

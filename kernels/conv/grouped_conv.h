@@ -4,12 +4,13 @@
 //
 // The input is copied once into zero-padded polyphase planes (stride (sy, sx): sy * sx planes per
 // channel, padded pixel (py, px) in plane (py % sy, px % sx) at [(py / sy) * pw + px / sx]), so
-// every tap of every output reads one plane at a fixed offset from the flat index q = oy * pw +
-// ox, whatever the stride and dilation. A tile is R output channels of one group by V vectors of
-// consecutive q, summed in registers over the group's channels and taps (the weights broadcast,
-// the input loaded unaligned); the pw - ow columns q of each row that are not outputs are
-// computed and dropped. A tile's sums go through the fused epilogue's register stage (same code
-// as the micro-kernels, kernels/epilogue_impl.h) on their way out, then the post steps.
+// every tap of every output reads one plane at a fixed offset from the output's flat index
+// q = oy * pw + ox, whatever the stride and dilation. Each output row is cut into vectors (the
+// last one partial when the row is not a whole number of vectors); a tile is R output channels
+// of one group by up to 3 consecutive vectors, summed in registers over the group's channels and
+// taps (the weights broadcast, the input loaded unaligned). The sums go through the fused
+// epilogue's register stage (same code as the micro-kernels, kernels/epilogue_impl.h) straight
+// into the output, a partial vector under its lane count, then the post steps.
 //
 // Every output is one sum in a fixed order (channels, then taps), so results do not depend on
 // how the items are split between threads.
@@ -31,17 +32,16 @@ bool grouped_conv_supported(const ConvGeometry& geo);
 // The layout of one run: polyphase planes, tiles, items (group x tile x row block).
 struct GroupedConvLayout {
   int64_t sy = 1, sx = 1, ph = 0, pw = 0;
-  int64_t plane = 0;           // floats per phase plane (with slack for whole tile vectors)
+  int64_t plane = 0;           // floats per phase plane
   int64_t channel_stride = 0;  // floats per channel (sy * sx planes)
-  int64_t planes_floats = 0;   // the padded planes of all channels
-  int64_t nq = 0;              // flat positions q = oy * pw + ox up to the last output
+  int64_t planes_floats = 0;   // the padded planes of all channels, and slack for whole vectors
   int64_t lanes = 0;           // floats per vector of the ISA
-  int64_t tile_q = 0;          // positions per full tile (max vectors x lanes)
-  int64_t tiles = 0;           // tiles per group
+  int64_t row_vectors = 0;     // vectors per output row (the last one partial when ow % lanes)
+  int64_t vectors = 0;         // vectors per output plane (out rows x row_vectors)
+  int64_t tiles = 0;           // tiles per group (2 or 3 vectors each, as even as they go)
   int64_t rows = 0;            // output channels per full row block
   int64_t row_blocks = 0;      // row blocks per group
   int64_t items = 0;           // groups x tiles x row blocks
-  int64_t tile_floats = 0;     // one tile's sums (per thread slot)
 };
 GroupedConvLayout grouped_conv_layout(int64_t group, int64_t channels_per_group,
                                       int64_t outputs_per_group, const ConvGeometry& geo, Isa isa);
@@ -63,19 +63,18 @@ struct GroupedConvArgs {
 
 // Fills the padded planes of channels [c0, c1).
 void grouped_conv_pad(const GroupedConvArgs& a, const GroupedConvLayout& l, int64_t c0, int64_t c1);
-// Computes items [i0, i1) (after every channel's planes are padded). `tile`:
-// layout.tile_floats floats, 64-byte aligned.
+// Computes items [i0, i1) (after every channel's planes are padded).
 void grouped_conv_items(const GroupedConvArgs& a, const GroupedConvLayout& l, int64_t i0,
-                        int64_t i1, float* tile, Isa isa);
+                        int64_t i1, Isa isa);
 
 // Per-ISA bodies.
 void grouped_conv_items_generic(const GroupedConvArgs& a, const GroupedConvLayout& l, int64_t i0,
-                                int64_t i1, float* tile);
+                                int64_t i1);
 #if defined(__x86_64__)
 void grouped_conv_items_avx2(const GroupedConvArgs& a, const GroupedConvLayout& l, int64_t i0,
-                             int64_t i1, float* tile);
+                             int64_t i1);
 void grouped_conv_items_avx512(const GroupedConvArgs& a, const GroupedConvLayout& l, int64_t i0,
-                               int64_t i1, float* tile);
+                               int64_t i1);
 #endif
 
 }  // namespace kiln::kernels

@@ -13,6 +13,7 @@
 #include "kernels/conv/grouped_conv.h"
 #include "kernels/epilogue_impl.h"
 #include "kernels/mmm/tile_args.h"
+#include "kernels/partial_store.h"
 #include "kernels/simd_width.h"
 
 namespace kiln::kernels {
@@ -50,7 +51,8 @@ inline GcVec gc_splat(float x) {
 #endif
 }
 // The first n < kGcW floats at p (zeros beyond), and their store: nothing past them is read or
-// written (AVX-512 k masks, AVX2 vmaskmovps).
+// written (AVX-512 k masks; AVX2 loads with vmaskmovps, stores with plain moves:
+// kernels/partial_store.h).
 inline GcVec gc_load_n(const float* p, int64_t n) {
 #if defined(__AVX512F__)
   return reinterpret_cast<GcVec>(_mm512_maskz_loadu_ps(static_cast<__mmask16>((1u << n) - 1), p));
@@ -68,9 +70,7 @@ inline void gc_store_n(float* p, GcVec v, int64_t n) {
 #if defined(__AVX512F__)
   _mm512_mask_storeu_ps(p, static_cast<__mmask16>((1u << n) - 1), reinterpret_cast<__m512>(v));
 #elif defined(__AVX2__)
-  const __m256i mask = _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(n)),
-                                          _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
-  _mm256_maskstore_ps(p, mask, reinterpret_cast<__m256>(v));
+  store_first_n(p, reinterpret_cast<__m256>(v), static_cast<int>(n));
 #else
   for (int64_t i = 0; i < n; i++) p[i] = v[i];
 #endif
@@ -88,13 +88,25 @@ struct GcLanes {
   static V min_keep(V v, V bound) { return bound < v ? bound : v; }
 };
 
-// Sums of R rows x V vectors from position q of the group's planes `in`.
+// One tile's vectors of positions (up to kGcVecs), each inside one output row: vector v reads
+// the group's planes at src[v] (plus each tap's offset) and its n[v] first lanes are the outputs
+// at dst[v] of the output plane. Consecutive vectors follow each other in the output plane.
+struct GcVectors {
+  int64_t src[kGcVecs], dst[kGcVecs];
+  int n[kGcVecs];
+};
+
+// R output channels (from o0) x V vectors: sums over the group's channels and taps in
+// registers, then the epilogue's register stage, stored straight into y (a partial vector's
+// lanes past n are neither read nor written).
 template <int R, int V>
 [[gnu::noinline]] void gc_tile(const float* __restrict in, int64_t channel_stride,
                                const int64_t* __restrict tap_off, int64_t taps, int64_t channels,
-                               const float* __restrict w, int64_t ldw, float* __restrict out,
-                               int64_t ldo) {
+                               const float* __restrict w, int64_t ldw, const GcVectors& vecs,
+                               const TileArgs& whole, int64_t o0) {
   GcVec acc[R][V];
+  int64_t src[V];
+  for (int v = 0; v < V; v++) src[v] = vecs.src[v];
   for (int r = 0; r < R; r++) {
     for (int v = 0; v < V; v++) acc[r][v] = GcVec{};
   }
@@ -104,7 +116,7 @@ template <int R, int V>
       const float* p = pc + tap_off[t];
       GcVec xv[V];
 #pragma GCC unroll 4
-      for (int v = 0; v < V; v++) xv[v] = gc_load(p + v * kGcW);
+      for (int v = 0; v < V; v++) xv[v] = gc_load(p + src[v]);
 #pragma GCC unroll 16
       for (int r = 0; r < R; r++) {
         const GcVec wr = gc_splat(w[r]);
@@ -113,13 +125,27 @@ template <int R, int V>
       }
     }
   }
-  for (int r = 0; r < R; r++) {
-    for (int v = 0; v < V; v++) gc_store(out + r * ldo + v * kGcW, acc[r][v]);
+#pragma GCC unroll 4
+  for (int v = 0; v < V; v++) {
+    GcVec col[R][1];
+#pragma GCC unroll 16
+    for (int r = 0; r < R; r++) col[r][0] = acc[r][v];
+    const TileArgs t = tile_args(whole, o0, vecs.dst[v]);
+    const int n = vecs.n[v];
+    if (n == kGcW) {
+      epilogue_regs<GcLanes, R, 1>(
+          col, t, [](const float* q, int) { return gc_load(q); },
+          [&](int i, int, GcVec x) { gc_store(t.c + i * t.ldc, x); });
+    } else {
+      epilogue_regs<GcLanes, R, 1>(
+          col, t, [n](const float* q, int) { return gc_load_n(q, n); },
+          [&](int i, int, GcVec x) { gc_store_n(t.c + i * t.ldc, x, n); });
+    }
   }
 }
 
 using GcTileFn = void (*)(const float*, int64_t, const int64_t*, int64_t, int64_t, const float*,
-                          int64_t, float*, int64_t);
+                          int64_t, const GcVectors&, const TileArgs&, int64_t);
 
 template <int R>
 GcTileFn gc_tile_for_vecs(int v) {
@@ -160,35 +186,12 @@ GcTileFn gc_tile_for(int r, int v) {
   }
 }
 
-// Output row piece: `n` sums of output channel o at plane position j (acc: the sums), through
-// the register stage into y.
-inline void gc_store_piece(const TileArgs& whole, const float* acc, int64_t o, int64_t j,
-                           int64_t n) {
-  int64_t x = 0;
-  for (; x + kGcW <= n; x += kGcW) {
-    const TileArgs t = tile_args(whole, o, j + x);
-    GcVec v[1][1] = {{gc_load(acc + x)}};
-    epilogue_regs<GcLanes, 1, 1>(
-        v, t, [](const float* p, int) { return gc_load(p); },
-        [&](int, int, GcVec r) { gc_store(t.c, r); });
-  }
-  if (x < n) {
-    // The last partial vector: its lanes past n read and write nothing.
-    const int64_t m = n - x;
-    const TileArgs t = tile_args(whole, o, j + x);
-    GcVec v[1][1] = {{gc_load_n(acc + x, m)}};
-    epilogue_regs<GcLanes, 1, 1>(
-        v, t, [m](const float* p, int) { return gc_load_n(p, m); },
-        [&](int, int, GcVec r) { gc_store_n(t.c, r, m); });
-  }
-}
-
 inline void grouped_conv_body(const GroupedConvArgs& a, const GroupedConvLayout& l, int64_t i0,
-                              int64_t i1, float* tile) {
+                              int64_t i1) {
   const ConvGeometry& g = a.geo;
   const int64_t kh = g.kernel[1], kw = g.kernel[2], taps = kh * kw;
   const int64_t cg = a.in_per_group, mg = a.out_per_group;
-  const int64_t oh = g.out[1], ow = g.out[2], os = g.out_size();
+  const int64_t ow = g.out[2], os = g.out_size();
   int64_t off[kGroupedConvMaxTaps];
   for (int64_t ky = 0; ky < kh; ky++) {
     for (int64_t kx = 0; kx < kw; kx++) {
@@ -200,28 +203,30 @@ inline void grouped_conv_body(const GroupedConvArgs& a, const GroupedConvLayout&
   const TileArgs whole = base_args(*a.ep, a.y, os);
   const Epilogue& ep = *a.ep;
   const int64_t per_group = l.tiles * l.row_blocks;
+  // Tiles of `base` or `base + 1` vectors, the longer ones first.
+  const int64_t base = l.vectors / l.tiles, longer = l.vectors % l.tiles;
   for (int64_t item = i0; item < i1; item++) {
     const int64_t grp = item / per_group, rest = item % per_group;
     const int64_t ti = rest / l.row_blocks, rb = rest % l.row_blocks;
-    const int64_t q0 = ti * l.tile_q, q1 = std::min(q0 + l.tile_q, l.nq);
+    const int64_t v0 = ti * base + std::min(ti, longer);
+    const int count = static_cast<int>(base + (ti < longer ? 1 : 0));
+    GcVectors vecs;
+    for (int v = 0; v < count; v++) {
+      const int64_t oy = (v0 + v) / l.row_vectors, ox = (v0 + v) % l.row_vectors * kGcW;
+      vecs.src[v] = oy * l.pw + ox;
+      vecs.dst[v] = oy * ow + ox;
+      vecs.n[v] = static_cast<int>(std::min<int64_t>(kGcW, ow - ox));
+    }
     const int64_t r0 = rb * l.rows, rows = std::min(l.rows, mg - r0);
-    const int vecs = static_cast<int>((q1 - q0 + kGcW - 1) / kGcW);
-    const float* in = a.planes + grp * cg * l.channel_stride + q0;
+    const float* in = a.planes + grp * cg * l.channel_stride;
     const float* w = a.w + grp * cg * taps * mg + r0;
-    gc_tile_for(static_cast<int>(rows), vecs)(in, l.channel_stride, off, taps, cg, w, mg, tile,
-                                              l.tile_q);
-    // The tile's positions that are outputs, one output row piece at a time.
     const int64_t o0 = grp * mg + r0;
-    for (int64_t oy = q0 / l.pw; oy < oh && oy * l.pw < q1; oy++) {
-      const int64_t row = oy * l.pw;
-      const int64_t xs = std::max<int64_t>(q0 - row, 0), xe = std::min(q1 - row, ow);
-      if (xs >= xe) continue;
-      for (int64_t r = 0; r < rows; r++) {
-        gc_store_piece(whole, tile + r * l.tile_q + row + xs - q0, o0 + r, oy * ow + xs, xe - xs);
-      }
-      if (ep.post_count > 0) {
-        apply_post_steps(ep, a.y + o0 * os + oy * ow + xs, os, rows, xe - xs, o0, oy * ow + xs);
-      }
+    gc_tile_for(static_cast<int>(rows), count)(in, l.channel_stride, off, taps, cg, w, mg, vecs,
+                                               whole, o0);
+    if (ep.post_count > 0) {
+      // The tile's outputs are one run of each output channel's plane.
+      const int64_t j0 = vecs.dst[0], n = vecs.dst[count - 1] + vecs.n[count - 1] - j0;
+      apply_post_steps(ep, a.y + o0 * os + j0, os, rows, n, o0, j0);
     }
   }
 }

@@ -4,6 +4,7 @@
 
 #include "kernels/mmm/tiles.h"
 #include "kernels/mmm/x86_64/tile_simd.h"
+#include "kernels/partial_store.h"
 
 namespace kiln::kernels {
 namespace {
@@ -28,9 +29,13 @@ struct Avx2 {
   static Mask mask(int n) {
     return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
   }
-  // vmaskmovps: masked-off lanes are neither read nor written (no fault past the end of C).
+  // vmaskmovps load: masked-off lanes are not read (no fault past the end of B or C). The store
+  // writes the mask's first lanes with plain moves (kernels/partial_store.h: the masked store is
+  // microcoded on AMD Zen); the mask is always a prefix.
   static V maskload(const float* p, Mask m) { return _mm256_maskload_ps(p, m); }
-  static void maskstore(float* p, Mask m, V v) { _mm256_maskstore_ps(p, m, v); }
+  static void maskstore(float* p, Mask m, V v) {
+    store_first_n(p, v, __builtin_popcount(_mm256_movemask_ps(_mm256_castsi256_ps(m))));
+  }
 };
 }  // namespace
 
