@@ -4,8 +4,8 @@
 // channels per group, kernels 1..5 per axis, strides 1..3, dilations 1..2, every padding, and
 // every feature of the epilogue's register stage (row / column scale and bias, residual,
 // accumulate, LeakyRelu, clamps) plus a post step. The input ends at a guard page and the
-// scratch starts after one (NaN-filled), so a read or write outside them crashes the test or
-// shows up as NaN.
+// scratch (NaN-filled) starts after one or ends at one, so a read or write outside them crashes
+// the test or shows up as NaN.
 // Tolerance: expect_matches' 16 eps * sum |w * x| (+ eps-level slack for the epilogue): float32
 // sums of at most 33 * 25 = 825 products rounded in another order than the double reference stay
 // far below it, and one wrong or missing tap is far above it. The post step (Sigmoid) is applied
@@ -79,7 +79,10 @@ bool run_case(const Case& c, kernels::Isa isa, std::mt19937& rng) {
     for (int threads : {1, 3}) {
       const kernels::ConvPlan plan = kernel.plan(g, threads);
       EXPECT_EQ(plan.path, kernels::ConvPath::Grouped) << describe(c, isa);
-      test::GuardedFloats scratch(std::max<size_t>(plan.scratch_floats, 1), false);
+      // The scratch starts after a guard page on 1 thread and ends at one on 3 threads: the
+      // whole vectors read past a row's outputs must stay inside the planes' slack.
+      test::GuardedFloats scratch(std::max<size_t>(plan.scratch_floats, 1), threads == 3);
+      EXPECT_EQ(reinterpret_cast<uintptr_t>(scratch.data()) % 64, 0u);
       std::fill(scratch.data(), scratch.data() + plan.scratch_floats,
                 std::numeric_limits<float>::quiet_NaN());
       std::vector<float> y = before;
