@@ -51,29 +51,12 @@ inline GcVec gc_splat(float x) {
 #endif
 }
 // The first n < kGcW floats at p (zeros beyond), and their store: nothing past them is read or
-// written (AVX-512 k masks; AVX2 loads with vmaskmovps, stores with plain moves:
-// kernels/partial_store.h).
+// written (kernels/partial_store.h).
 inline GcVec gc_load_n(const float* p, int64_t n) {
-#if defined(__AVX512F__)
-  return reinterpret_cast<GcVec>(_mm512_maskz_loadu_ps(static_cast<__mmask16>((1u << n) - 1), p));
-#elif defined(__AVX2__)
-  const __m256i mask = _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(n)),
-                                          _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
-  return reinterpret_cast<GcVec>(_mm256_maskload_ps(p, mask));
-#else
-  GcVec v{};
-  for (int64_t i = 0; i < n; i++) v[i] = p[i];
-  return v;
-#endif
+  return load_lanes(p, n);
 }
 inline void gc_store_n(float* p, GcVec v, int64_t n) {
-#if defined(__AVX512F__)
-  _mm512_mask_storeu_ps(p, static_cast<__mmask16>((1u << n) - 1), reinterpret_cast<__m512>(v));
-#elif defined(__AVX2__)
-  store_first_n(p, reinterpret_cast<__m256>(v), static_cast<int>(n));
-#else
-  for (int64_t i = 0; i < n; i++) p[i] = v[i];
-#endif
+  store_lanes(p, v, n);
 }
 
 // The epilogue's lanes over GcVec (NaNs pass the clamp and LeakyRelu as in ScalarLanes).

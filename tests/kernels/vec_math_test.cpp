@@ -2,9 +2,14 @@
 // kernels/elementwise/vec_math.h, checked on a dense sweep plus special values.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
 #include <limits>
 #include <random>
+#include <string>
 
 #include "kernels/elementwise/vec_math.h"
 
@@ -192,6 +197,69 @@ TEST(KernelsVecMath, UnaryStepsLikeTheReference) {
     EXPECT_TRUE(std::isnan(out[0]));
     vm.unary(kernels::UnaryFn::LeakyRelu, in, out, 1, 0.1f, 0);
     EXPECT_TRUE(std::isnan(out[0]));
+  }
+}
+
+// HardSwish's x / 6 is computed with an FMA on AVX2 / AVX-512 (kernels/elementwise/
+// vec_math_impl.h, swish_lin): bit for bit the reference's x * max(0, min(1, x / 6 + 1/2)) on
+// every float. The test sweeps every 257th bit pattern (16.7M values, every exponent) plus the
+// corners (infinities, zeros, subnormals, +-3 and +-6 and their neighbours); KILN_EXHAUSTIVE=1
+// sweeps all 2^32 (done once on Zen 3: 0 differences).
+TEST(KernelsVecMath, HardSwishBitwiseOnEveryFloat) {
+  const char* all = std::getenv("KILN_EXHAUSTIVE");
+  const uint64_t step = all && std::string(all) == "1" ? 1 : 257;
+  const float inf = std::numeric_limits<float>::infinity();
+  const std::vector<float> corners = {inf,
+                                      -inf,
+                                      0.0f,
+                                      -0.0f,
+                                      1e-45f,
+                                      -1e-45f,
+                                      1.17549435e-38f,
+                                      1.9e-37f,
+                                      3.0f,
+                                      -3.0f,
+                                      6.0f,
+                                      -6.0f,
+                                      std::nextafter(3.0f, 0.0f),
+                                      std::nextafter(-3.0f, 0.0f),
+                                      std::nextafter(6.0f, 7.0f),
+                                      std::nextafter(-6.0f, -7.0f),
+                                      std::numeric_limits<float>::max(),
+                                      std::numeric_limits<float>::lowest()};
+  for (kernels::Isa isa : kernels::supported_isas()) {
+    SCOPED_TRACE(kernels::isa_name(isa));
+    const auto& vm = kernels::vec_math(isa);
+    int64_t bad = 0;
+    auto check = [&](const std::vector<float>& x) {
+      std::vector<float> y(x.size());
+      vm.unary(kernels::UnaryFn::HardSwish, x.data(), y.data(), static_cast<int64_t>(x.size()), 0,
+               0);
+      for (size_t i = 0; i < x.size(); i++) {
+        const float want = x[i] * std::max(std::min(x[i] / 6.0f + 0.5f, 1.0f), 0.0f);
+        uint32_t a, b;
+        std::memcpy(&a, &y[i], sizeof(a));
+        std::memcpy(&b, &want, sizeof(b));
+        if (a != b && !(std::isnan(y[i]) && std::isnan(want)) && bad++ < 5) {
+          ADD_FAILURE() << "x = " << x[i] << ": " << y[i] << " instead of " << want;
+        }
+      }
+    };
+    check(corners);
+    // Chunks of 2^24 patterns (the exhaustive sweep would need 32 GB at once).
+    std::vector<float> x;
+    for (uint64_t u = 0; u <= 0xffffffffull; u += step) {
+      const uint32_t bits = static_cast<uint32_t>(u);
+      float v;
+      std::memcpy(&v, &bits, sizeof(v));
+      x.push_back(v);
+      if (x.size() == (size_t{1} << 24)) {
+        check(x);
+        x.clear();
+      }
+    }
+    check(x);
+    EXPECT_EQ(bad, 0);
   }
 }
 
