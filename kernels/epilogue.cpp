@@ -88,6 +88,14 @@ void apply_post_steps(const Epilogue& ep, float* c, int64_t ldc, int64_t rows, i
       }
       continue;
     }
+    // A unary step over rows that follow each other (a tile as wide as the output's rows: the
+    // small planes of late CNN layers, 1x1 heads): one call, whole vectors across the rows,
+    // instead of a call and a partial vector per row (PP-LCNet's HardSwish steps on 2x6 planes
+    // and 1x1 outputs were a fifth of its time). Lane by lane: the same bits.
+    if (p.kind == PostStep::Kind::Unary && ldc == cols) {
+      vm.unary(p.unary, c, c, rows * cols, p.alpha, p.beta);
+      continue;
+    }
     for (int64_t i = 0; i < rows; i++) {
       float* row = c + i * ldc;
       if (p.kind == PostStep::Kind::Unary) {
