@@ -50,15 +50,6 @@ inline GcVec gc_splat(float x) {
   return GcVec{} + x;
 #endif
 }
-// The first n < kGcW floats at p (zeros beyond), and their store: nothing past them is read or
-// written (kernels/partial_store.h).
-inline GcVec gc_load_n(const float* p, int64_t n) {
-  return load_lanes(p, n);
-}
-inline void gc_store_n(float* p, GcVec v, int64_t n) {
-  store_lanes(p, v, n);
-}
-
 // The epilogue's lanes over GcVec (NaNs pass the clamp and LeakyRelu as in ScalarLanes).
 struct GcLanes {
   using V = GcVec;
@@ -81,7 +72,7 @@ struct GcVectors {
 
 // R output channels (from o0) x V vectors: sums over the group's channels and taps in
 // registers, then the epilogue's register stage, stored straight into y (a partial vector's
-// lanes past n are neither read nor written).
+// lanes past n are neither read nor written: kernels/partial_store.h).
 template <int R, int V>
 [[gnu::noinline]] void gc_tile(const float* __restrict in, int64_t channel_stride,
                                const int64_t* __restrict tap_off, int64_t taps, int64_t channels,
@@ -121,8 +112,8 @@ template <int R, int V>
           [&](int i, int, GcVec x) { gc_store(t.c + i * t.ldc, x); });
     } else {
       epilogue_regs<GcLanes, R, 1>(
-          col, t, [n](const float* q, int) { return gc_load_n(q, n); },
-          [&](int i, int, GcVec x) { gc_store_n(t.c + i * t.ldc, x, n); });
+          col, t, [n](const float* q, int) { return load_lanes(q, n); },
+          [&](int i, int, GcVec x) { store_lanes(t.c + i * t.ldc, x, n); });
     }
   }
 }
