@@ -12,6 +12,37 @@ const std::string& op_name() {
   static const std::string name = "DequantizeLinear";
   return name;
 }
+
+// Integer x, f32 scale and output, per tensor or per axis: the general loop's arithmetic
+// (float(x - zp) * scale) without a type dispatch per element. Constant weights behind a
+// DequantizeLinear are evaluated whenever the graph's facts are analysed, so this is load time
+// (mobilenet_v2_int8_qdq loaded in 3.3 s through the general loop, 0.4 s through this one).
+template <typename T>
+void dequantize_per_axis(const Tensor& x, const Tensor& scale, const Tensor* zp,
+                         const quant::ParamMap& sm, float* y) {
+  const T* px = x.data<T>();
+  const float* ps = scale.data<float>();
+  const T* pz = zp ? zp->data<T>() : nullptr;
+  const int64_t n = x.numel();
+  const bool per_axis = sm.kind == quant::ParamMap::Kind::Axis;
+  const int64_t inner = per_axis ? sm.inner : n, dim = per_axis ? sm.axis_dim : 1;
+  if (n == 0) return;
+  for (int64_t base = 0; base < n; base += inner * dim) {
+    if (inner == 1) {  // the axis is the last one (MatMul weights [K, N], axis 1)
+      for (int64_t a = 0; a < dim; a++)
+        y[base + a] =
+            static_cast<float>(static_cast<int64_t>(px[base + a]) - (pz ? pz[a] : 0)) * ps[a];
+      continue;
+    }
+    for (int64_t a = 0; a < dim; a++) {
+      const float sa = ps[a];
+      const int64_t z = pz ? static_cast<int64_t>(pz[a]) : 0;
+      const int64_t start = base + a * inner;
+      for (int64_t i = start; i < start + inner; i++)
+        y[i] = static_cast<float>(static_cast<int64_t>(px[i]) - z) * sa;
+    }
+  }
+}
 }  // namespace
 
 Attributes DequantizeLinear::attributes() const {
@@ -67,6 +98,24 @@ void DequantizeLinear::eval(EvalContext& ctx, const TensorRefs& inputs) const {
   DatumType out =
       output_dt_.value_or(scale.dtype() == DatumType::F8E8M0 ? DatumType::F32 : scale.dtype());
   Tensor& y = ctx.output(0, out, x.shape());
+  const bool axis_params = sm.kind != quant::ParamMap::Kind::Blocked &&
+                           (!zp || (zm.kind == sm.kind && zp->numel() == scale.numel()));
+  if (out == DatumType::F32 && scale.dtype() == DatumType::F32 && axis_params) {
+    switch (x.dtype()) {
+      case DatumType::U8:
+        return dequantize_per_axis<uint8_t>(x, scale, zp, sm, y.data<float>());
+      case DatumType::I8:
+        return dequantize_per_axis<int8_t>(x, scale, zp, sm, y.data<float>());
+      case DatumType::U16:
+        return dequantize_per_axis<uint16_t>(x, scale, zp, sm, y.data<float>());
+      case DatumType::I16:
+        return dequantize_per_axis<int16_t>(x, scale, zp, sm, y.data<float>());
+      case DatumType::I32:
+        return dequantize_per_axis<int32_t>(x, scale, zp, sm, y.data<float>());
+      default:
+        break;
+    }
+  }
   const bool float_input = is_narrow_float(x.dtype());
   dispatch_numeric(out, [&](auto tag) {
     using T = typename decltype(tag)::type;

@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <limits>
+#include <random>
+
 #include "ops/quant/dequantize_linear.h"
 #include "tests/ops/image/image_test_util.h"
 
@@ -58,6 +62,51 @@ TEST(DequantizeLinear, PerTensorAndPerAxis) {
                        Tensor::from_vector<float>({2}, {1.f, 10.f}),
                        Tensor::from_vector<int8_t>({2}, {0, 1})});
   EXPECT_EQ(values<float>(z[0]), (std::vector<float>{1.f, 2.f, 20.f, 30.f}));
+}
+
+// Every axis of a 3-D tensor (the last one: MatMul weights; a middle one with rows before and
+// after it), per tensor, with and without zero points, each integer type: against
+// float(x - zp) * scale computed here element by element.
+TEST(DequantizeLinear, PerAxisOnEveryAxisAndType) {
+  const std::vector<int64_t> dims{3, 4, 5};
+  std::mt19937 rng(7);
+  auto check = [&](auto tag, int64_t axis, bool per_tensor, bool with_zp) {
+    using T = decltype(tag);
+    std::uniform_int_distribution<int> dist(-1000, 1000);  // clamped to T below
+    const int64_t count = per_tensor ? 1 : dims[axis];
+    std::vector<T> x(60), zp(count);
+    std::vector<float> scale(count);
+    for (auto& v : x)
+      v = static_cast<T>(
+          std::clamp<int>(dist(rng), std::numeric_limits<T>::min(), std::numeric_limits<T>::max()));
+    for (auto& v : zp)
+      v = static_cast<T>(std::clamp<int>(dist(rng) / 10, std::numeric_limits<T>::min(),
+                                         std::numeric_limits<T>::max()));
+    for (int64_t a = 0; a < count; a++) scale[a] = 0.001f * static_cast<float>(a + 3) / 7.f;
+    std::vector<Tensor> in{
+        Tensor::from_vector<T>(dims, x),
+        per_tensor ? Tensor::scalar<float>(scale[0]) : Tensor::from_vector<float>({count}, scale)};
+    if (with_zp)
+      in.push_back(per_tensor ? Tensor::scalar<T>(zp[0]) : Tensor::from_vector<T>({count}, zp));
+    ops::DequantizeLinear op(axis);
+    auto y = values<float>(run(op, in)[0]);
+    const int64_t inner = axis == 2 ? 1 : axis == 1 ? 5 : 20;
+    for (int64_t i = 0; i < 60; i++) {
+      const int64_t a = per_tensor ? 0 : (i / inner) % dims[axis];
+      const int64_t z = with_zp ? static_cast<int64_t>(zp[a]) : 0;
+      const float want = static_cast<float>(static_cast<int64_t>(x[i]) - z) * scale[a];
+      ASSERT_EQ(y[i], want) << "axis " << axis << " element " << i;
+    }
+  };
+  for (int64_t axis : {0, 1, 2})
+    for (bool per_tensor : {false, true})
+      for (bool with_zp : {false, true}) {
+        check(uint8_t{}, axis, per_tensor, with_zp);
+        check(int8_t{}, axis, per_tensor, with_zp);
+        check(uint16_t{}, axis, per_tensor, with_zp);
+        check(int16_t{}, axis, per_tensor, with_zp);
+        check(int32_t{}, axis, per_tensor, with_zp);
+      }
 }
 
 TEST(DequantizeLinear, I32WithoutZeroPointAndF16Scale) {
