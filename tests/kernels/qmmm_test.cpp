@@ -175,9 +175,10 @@ void check_kernel(const QMicroKernel& kern, std::mt19937& rng, int64_t m, int64_
 
 TEST(Qmmm, EveryKernelMatchesReference) {
   std::mt19937 rng(21);
-  const int64_t sizes[][3] = {{1, 1, 1},     {8, 32, 4},     {7, 33, 5},   {13, 47, 27},
-                              {16, 49, 144}, {32, 64, 96},   {3, 200, 9},  {40, 17, 1},
-                              {9, 5, 0},     {24, 100, 300}, {1000, 3, 37}};
+  const int64_t sizes[][3] = {{1, 1, 1},      {8, 32, 4},     {7, 33, 5},    {13, 47, 27},
+                              {16, 49, 144},  {32, 64, 96},   {3, 200, 9},   {40, 17, 1},
+                              {9, 5, 0},      {24, 100, 300}, {1000, 3, 37}, {2, 70, 260},
+                              {1, 130, 1280}, {5, 40, 33}};
   const OutputType outs[] = {OutputType::U8, OutputType::I8, OutputType::F32, OutputType::I32};
   for (const QMicroKernel* kern : kiln::kernels::supported_q_kernels()) {
     int round = 0;
