@@ -12,6 +12,7 @@
 #include "base/error.h"
 #include "base/threading.h"
 #include "kernels/mmm/tile_args.h"
+#include "kernels/quant/qdepthwise_channels_impl.h"
 #include "kernels/quant/qdepthwise_impl.h"
 #include "kernels/quant/qtile_impl.h"
 #include "kernels/quant/qtiles.h"
@@ -317,6 +318,18 @@ void qpack_rest(const QMicroKernel& kernel, bool a_side, const QOperand& src, in
 size_t qdepthwise_scratch_bytes(const QDepthwisePlane& g) {
   // The widest vectors of any kernel (AVX-512: 16 lanes) need the longest phase rows.
   return q_dw_scratch_bytes<16>(g);
+}
+
+size_t qdepthwise_channels_scratch_bytes(const QDepthwisePlane& g) {
+  return q_dwc_scratch_bytes<16>(g);
+}
+
+// Measured on mobilenet_v2_int8_qdq (AVX2, Zen 3, per-node minima against the per-plane kernel):
+// 7x7 and 14x14 planes 1.3-1.4x faster at stride 1 and 2-3x at stride 2, 28x28 1.1-1.3x at
+// stride 2 and even at stride 1; the larger planes keep the per-plane kernel, whose vectors are
+// long rows there.
+bool qdepthwise_prefers_channels(const QDepthwisePlane& g) {
+  return g.ow * g.oh <= 1024;
 }
 
 QTileArgs qtile_args(const Epilogue& ep, void* c, int64_t ldc, int64_t i0, int64_t j0) {

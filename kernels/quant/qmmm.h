@@ -71,6 +71,19 @@ using QDepthwiseFn = void (*)(const QDepthwisePlane& g, const void* x, bool x_si
 // Bytes of scratch a depthwise plane of any kernel takes (kernels/quant/qdepthwise_impl.h).
 size_t qdepthwise_scratch_bytes(const QDepthwisePlane& g);
 
+// Channels [0, n) of a depthwise convolution at once, n <= the kernel's dw_lanes (a lane per
+// channel, kernels/quant/qdepthwise_channels_impl.h): channel c's plane at x + c * in_plane
+// elements, its taps at wt + c * kh * kw (zero point subtracted), its epilogue parameters at
+// row c of t (row_offset / row_scale / row_bias + c), its output plane at t.c + c * oh * ow
+// outputs. The same outputs, bit for bit, as `depthwise` on each plane; faster on small planes.
+using QDepthwiseChannelsFn = void (*)(const QDepthwisePlane& g, const void* x, int64_t in_plane,
+                                      bool x_signed, int32_t x_zp, const int32_t* wt, int64_t n,
+                                      const QTileArgs& t, void* scratch);
+// Bytes of scratch (64-byte aligned) a block of channels of any kernel takes.
+size_t qdepthwise_channels_scratch_bytes(const QDepthwisePlane& g);
+// Whether a plane of this geometry goes faster through depthwise_channels (small planes).
+bool qdepthwise_prefers_channels(const QDepthwisePlane& g);
+
 // The int8 kernels of one ISA: the matrix-multiply tile and its companions.
 struct QMicroKernel {
   const char* name;  // "qmmm_i8_8x32_avx512vnni"
@@ -81,6 +94,8 @@ struct QMicroKernel {
   QTileFn tile;
   QRowFn row;
   QDepthwiseFn depthwise;
+  QDepthwiseChannelsFn depthwise_channels;
+  int dw_lanes;  // channels per depthwise_channels call
 };
 
 // Values per k group of a format (2 or 4).

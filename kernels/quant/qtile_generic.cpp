@@ -1,4 +1,5 @@
 // The portable int8 kernel: Wide16 panels, 4 x 8 tiles in plain C++.
+#include "kernels/quant/qdepthwise_channels_impl.h"
 #include "kernels/quant/qdepthwise_impl.h"
 #include "kernels/quant/qtile_impl.h"
 #include "kernels/quant/qtiles.h"
@@ -23,6 +24,8 @@ const QMicroKernel kQGenericWide{"qmmm_i8_4x8_generic",
                                  8,
                                  &tile_generic,
                                  &row,
-                                 &q_depthwise_vec<4, QScalarLanes>};
+                                 &q_depthwise_vec<4, QScalarLanes>,
+                                 &q_depthwise_channels<4, QScalarLanes>,
+                                 4};
 
 }  // namespace kiln::kernels

@@ -168,6 +168,33 @@ void QConvPacked::eval(EvalContext& ctx, const TensorRefs& inputs) const {
   if (p_.output != OutputType::I32) ep.row_scale = p_.mult.data();
   ep.row_offset = offsets_.data();
 
+  if (depthwise_ && kernels::qdepthwise_prefers_channels(pg)) {
+    // Small planes: dw_lanes channels per call, a lane per channel.
+    const int threads = effective_threads(0);
+    const int64_t lanes = kernel_->dw_lanes;
+    const int64_t blocks = (m_ + lanes - 1) / lanes;
+    const int64_t slot =
+        static_cast<int64_t>((kernels::qdepthwise_channels_scratch_bytes(pg) + 63) / 64 * 64);
+    uint8_t* scratch_all = ctx.scratch<uint8_t>(static_cast<size_t>(threads * slot + 64));
+    uint8_t* scratch0 =
+        reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(scratch_all) + 63) / 64 * 64);
+    parallel_for(
+        n * blocks,
+        [&](int64_t b0, int64_t b1) {
+          void* scratch = scratch0 + current_thread_slot() * slot;
+          for (int64_t b = b0; b < b1; b++) {
+            const int64_t batch = b / blocks, c0 = b % blocks * lanes;
+            const int64_t nch = std::min(lanes, m_ - c0);
+            kernels::QTileArgs t = kernels::qtile_args(ep, yb, plane, c0, 0);
+            t.c = yb + (batch * m_ + c0) * plane * esize;
+            kernel_->depthwise_channels(pg, xb + (batch * m_ + c0) * in_plane, in_plane,
+                                        p_.x_signed, p_.x_zp, dw_weights_.data() + c0 * k_, nch, t,
+                                        scratch);
+          }
+        },
+        0, std::max<int64_t>(1, 16384 / std::max<int64_t>(plane * k_ * lanes, 1)));
+    return;
+  }
   if (depthwise_) {
     const int threads = effective_threads(0);
     // Per thread slot: the plane's sums, then the kernel's padded copy (8-byte aligned).

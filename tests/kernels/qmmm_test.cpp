@@ -368,6 +368,104 @@ TEST(QDepthwise, EveryKernelMatchesDirectLoops) {
   }
 }
 
+// The channel-block kernel (a lane per channel, for small planes) against the per-plane kernel
+// of the same ISA, channel by channel: bitwise for u8 / i8 outputs with and without a clamp, i32
+// sums and f32 outputs; 1, lanes - 1 and lanes channels of planes that are not adjacent in
+// memory, each channel with its own weights, offset and multiplier; nothing written past the
+// block's planes. Geometries: mobilenet's 7x7 / 14x14 planes (stride 1 and 2), 5x5 and 7x7
+// kernels, dilation, 1-D rows, a plane smaller than its kernel, and random ones.
+TEST(QDepthwise, ChannelBlocksMatchPerPlane) {
+  std::mt19937 rng(11);
+  struct Case {
+    int64_t h, w, kh, kw, sh, sw, dh, dw, pt, pl, pb, pr;
+  };
+  std::vector<Case> all = {
+      {7, 7, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},   {14, 14, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
+      {14, 14, 3, 3, 2, 2, 1, 1, 0, 0, 1, 1}, {15, 15, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1},
+      {7, 7, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2},   {9, 9, 7, 7, 1, 1, 1, 1, 3, 3, 3, 3},
+      {9, 13, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2},  {1, 40, 1, 7, 1, 1, 1, 1, 0, 3, 0, 3},
+      {2, 2, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2},   {1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0},
+      {8, 8, 3, 3, 2, 2, 1, 1, 0, 0, 0, 0},   {4, 9, 2, 2, 1, 2, 1, 1, 0, 1, 1, 0}};
+  std::uniform_int_distribution<int> dim(1, 20), ks(1, 5), st(1, 3), dl(1, 2), pd(0, 3);
+  while (all.size() < 40) {
+    Case c{dim(rng), dim(rng), ks(rng), ks(rng), st(rng), st(rng),
+           dl(rng),  dl(rng),  pd(rng), pd(rng), pd(rng), pd(rng)};
+    if (c.h + c.pt + c.pb < c.dh * (c.kh - 1) + 1 || c.w + c.pl + c.pr < c.dw * (c.kw - 1) + 1)
+      continue;
+    all.push_back(c);
+  }
+  std::uniform_int_distribution<int> byte(0, 255), wd(-255, 255), off(-3000, 3000);
+  std::uniform_real_distribution<float> sc(0.001f, 0.05f);
+  for (const QMicroKernel* kern : kiln::kernels::supported_q_kernels()) {
+    const int64_t lanes = kern->dw_lanes;
+    for (const Case& c : all) {
+      kiln::kernels::QDepthwisePlane g{c.h,
+                                       c.w,
+                                       (c.h + c.pt + c.pb - c.dh * (c.kh - 1) - 1) / c.sh + 1,
+                                       (c.w + c.pl + c.pr - c.dw * (c.kw - 1) - 1) / c.sw + 1,
+                                       c.kh,
+                                       c.kw,
+                                       c.sh,
+                                       c.sw,
+                                       c.dh,
+                                       c.dw,
+                                       c.pt,
+                                       c.pl};
+      const int64_t nt = c.kh * c.kw, plane = g.oh * g.ow, in_plane = c.h * c.w + 5;
+      for (int64_t nch : {int64_t{1}, lanes - 1, lanes}) {
+        if (nch < 1) continue;
+        for (bool is_signed : {false, true}) {
+          SCOPED_TRACE(testing::Message()
+                       << kern->name << " " << c.h << "x" << c.w << " k" << c.kh << "x" << c.kw
+                       << " s" << c.sh << "," << c.sw << " d" << c.dh << "," << c.dw << " p" << c.pt
+                       << "," << c.pl << "," << c.pb << "," << c.pr << " channels " << nch
+                       << " signed " << is_signed);
+          std::vector<uint8_t> x(static_cast<size_t>(nch * in_plane));
+          for (auto& v : x) v = static_cast<uint8_t>(byte(rng));
+          std::vector<int32_t> wt(static_cast<size_t>(nch * nt)), offsets(static_cast<size_t>(nch));
+          for (auto& v : wt) v = wd(rng);
+          for (auto& v : offsets) v = off(rng);
+          std::vector<float> scales(static_cast<size_t>(nch));
+          for (auto& v : scales) v = sc(rng);
+          const int32_t zx = is_signed ? 9 : 117;
+          std::vector<int64_t> plane_scratch(kiln::kernels::qdepthwise_scratch_bytes(g) / 8 + 1);
+          std::vector<int32_t> acc(static_cast<size_t>(plane));
+          kiln::kernels::AlignedFloats block_scratch(
+              (kiln::kernels::qdepthwise_channels_scratch_bytes(g) + 3) / 4);
+          for (int variant = 0; variant < 6; variant++) {
+            Epilogue ep;
+            ep.output = variant < 2    ? OutputType::U8
+                        : variant < 4  ? OutputType::I8
+                        : variant == 4 ? OutputType::I32
+                                       : OutputType::F32;
+            ep.out_zero_point = ep.output == OutputType::U8 ? 5 : -3;
+            if (ep.output != OutputType::I32) ep.row_scale = scales.data();
+            ep.row_offset = offsets.data();
+            if (variant % 2 == 1 && variant < 4) {
+              ep.min = -30;
+              ep.max = 70;
+            }
+            const size_t esize = variant < 4 ? 1 : 4;
+            std::vector<uint8_t> want(static_cast<size_t>(nch * plane) * esize),
+                got(want.size() + 64, 0xA5);
+            for (int64_t ch = 0; ch < nch; ch++)
+              kern->depthwise(g, x.data() + ch * in_plane, is_signed, zx, wt.data() + ch * nt,
+                              kiln::kernels::qtile_args(ep, want.data(), plane, ch, 0), acc.data(),
+                              plane_scratch.data(), false);
+            kern->depthwise_channels(g, x.data(), in_plane, is_signed, zx, wt.data(), nch,
+                                     kiln::kernels::qtile_args(ep, got.data(), plane, 0, 0),
+                                     block_scratch.data());
+            for (size_t i = 0; i < want.size(); i++)
+              ASSERT_EQ(got[i], want[i]) << "byte " << i << " variant " << variant;
+            for (size_t i = want.size(); i < got.size(); i++)
+              ASSERT_EQ(got[i], 0xA5) << "wrote past the planes, variant " << variant;
+          }
+        }
+      }
+    }
+  }
+}
+
 // Extreme values through every depthwise kernel: full-range bytes (u8 255 / s8 -128) with the
 // widest weights a zero point can leave (+-255), 3x3 and 5x5 on rows of one to several vector
 // pairs and an odd vector count (the paired-tap x86 path and its single-vector tail). Every tap

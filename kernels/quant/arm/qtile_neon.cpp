@@ -1,6 +1,7 @@
 // The NEON int8 kernel: Wide16 panels (i16 pairs, zero points subtracted), 8 x 8 tiles. The
 // portable loop, compiled for NEON: GCC turns its i16 x i16 -> i32 multiply-accumulates into
 // widening NEON multiply-accumulates (SMLAL class). No dot-product (SDOT) kernel yet.
+#include "kernels/quant/qdepthwise_channels_impl.h"
 #include "kernels/quant/qdepthwise_impl.h"
 #include "kernels/quant/qtile_impl.h"
 #include "kernels/quant/qtiles.h"
@@ -25,6 +26,8 @@ const QMicroKernel kQNeonWide{"qmmm_i8_8x8_neon",
                               8,
                               &tile_neon,
                               &row,
-                              &q_depthwise_vec<4, QScalarLanes>};
+                              &q_depthwise_vec<4, QScalarLanes>,
+                              &q_depthwise_channels<4, QScalarLanes>,
+                              4};
 
 }  // namespace kiln::kernels

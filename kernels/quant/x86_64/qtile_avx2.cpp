@@ -3,6 +3,7 @@
 
 #include <cstdint>
 
+#include "kernels/quant/qdepthwise_channels_impl.h"
 #include "kernels/quant/qdepthwise_impl.h"
 #include "kernels/quant/qtiles.h"
 #include "kernels/quant/x86_64/qtile_x86.h"
@@ -159,8 +160,16 @@ void row(const int32_t* acc, int64_t n, const QTileArgs& t) {
 }
 }  // namespace
 
-const QMicroKernel kQAvx2Wide{
-    "qmmm_i8_6x16_avx2",           Isa::Avx2, QFormat::Wide16, false, 6, 16, &tile, &row,
-    &q_depthwise_vec<8, QLanes256>};
+const QMicroKernel kQAvx2Wide{"qmmm_i8_6x16_avx2",
+                              Isa::Avx2,
+                              QFormat::Wide16,
+                              false,
+                              6,
+                              16,
+                              &tile,
+                              &row,
+                              &q_depthwise_vec<8, QLanes256>,
+                              &q_depthwise_channels<8, QLanes256>,
+                              8};
 
 }  // namespace kiln::kernels

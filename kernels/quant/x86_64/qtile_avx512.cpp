@@ -1,4 +1,5 @@
 // The AVX-512BW int8 kernel: Wide16 panels, 8 x 32 tiles, VPMADDWD + VPADDD (no saturation).
+#include "kernels/quant/qdepthwise_channels_impl.h"
 #include "kernels/quant/qdepthwise_impl.h"
 #include "kernels/quant/qtiles.h"
 #include "kernels/quant/x86_64/qlanes_avx512.h"
@@ -20,8 +21,16 @@ void row(const int32_t* acc, int64_t n, const QTileArgs& t) {
 }
 }  // namespace
 
-const QMicroKernel kQAvx512Wide{
-    "qmmm_i8_8x32_avx512bw",        Isa::Avx512, QFormat::Wide16, false, 8, 32, &tile, &row,
-    &q_depthwise_vec<16, QLanes512>};
+const QMicroKernel kQAvx512Wide{"qmmm_i8_8x32_avx512bw",
+                                Isa::Avx512,
+                                QFormat::Wide16,
+                                false,
+                                8,
+                                32,
+                                &tile,
+                                &row,
+                                &q_depthwise_vec<16, QLanes512>,
+                                &q_depthwise_channels<16, QLanes512>,
+                                16};
 
 }  // namespace kiln::kernels

@@ -1,6 +1,7 @@
 // The AVX-512 VNNI int8 kernels: Dot4 panels, 8 x 32 tiles, one VPDPBUSD per 4 k steps of 16
 // outputs. Two variants by which side holds the unsigned bytes (A s8 weights x B u8 activations
 // for convolutions; A u8 activations x B s8 weights for MatMul); the k loop in inline assembly.
+#include "kernels/quant/qdepthwise_channels_impl.h"
 #include "kernels/quant/qdepthwise_impl.h"
 #include "kernels/quant/qtiles.h"
 #include "kernels/quant/x86_64/qlanes_avx512.h"
@@ -92,11 +93,27 @@ void row(const int32_t* acc, int64_t n, const QTileArgs& t) {
 }
 }  // namespace
 
-const QMicroKernel kQAvx512VnniSignedA{
-    "qmmm_i8_8x32_avx512vnni",      Isa::Avx512, QFormat::Dot4, false, 8, 32, &tile_sa, &row,
-    &q_depthwise_vec<16, QLanes512>};
-const QMicroKernel kQAvx512VnniUnsignedA{
-    "qmmm_u8_8x32_avx512vnni",      Isa::Avx512, QFormat::Dot4, true, 8, 32, &tile_ua, &row,
-    &q_depthwise_vec<16, QLanes512>};
+const QMicroKernel kQAvx512VnniSignedA{"qmmm_i8_8x32_avx512vnni",
+                                       Isa::Avx512,
+                                       QFormat::Dot4,
+                                       false,
+                                       8,
+                                       32,
+                                       &tile_sa,
+                                       &row,
+                                       &q_depthwise_vec<16, QLanes512>,
+                                       &q_depthwise_channels<16, QLanes512>,
+                                       16};
+const QMicroKernel kQAvx512VnniUnsignedA{"qmmm_u8_8x32_avx512vnni",
+                                         Isa::Avx512,
+                                         QFormat::Dot4,
+                                         true,
+                                         8,
+                                         32,
+                                         &tile_ua,
+                                         &row,
+                                         &q_depthwise_vec<16, QLanes512>,
+                                         &q_depthwise_channels<16, QLanes512>,
+                                         16};
 
 }  // namespace kiln::kernels
