@@ -327,9 +327,10 @@ size_t qdepthwise_channels_scratch_bytes(const QDepthwisePlane& g) {
 // Measured on mobilenet_v2_int8_qdq (AVX2, Zen 3, per-node minima against the per-plane kernel):
 // 7x7 and 14x14 planes 1.3-1.4x faster at stride 1 and 2-3x at stride 2, 28x28 1.1-1.3x at
 // stride 2 and even at stride 1; the larger planes keep the per-plane kernel, whose vectors are
-// long rows there.
+// long rows there. Strides above 2 (unmeasured; the block holds every pixel between the taps
+// read, W channels of it) keep the per-plane kernel too.
 bool qdepthwise_prefers_channels(const QDepthwisePlane& g) {
-  return g.ow * g.oh <= 1024;
+  return g.ow * g.oh <= 1024 && g.stride_h <= 2 && g.stride_w <= 2;
 }
 
 QTileArgs qtile_args(const Epilogue& ep, void* c, int64_t ldc, int64_t i0, int64_t j0) {
