@@ -413,7 +413,65 @@ void qmatmul(benchmark::State& state, const kiln::kernels::QMicroKernel* kern) {
       benchmark::Counter::kIsRate);
 }
 
+// An int8 3x3 depthwise conv of c channels on h x w planes (stride s, padding 1), u8 in and out,
+// through the per-plane kernel (blocks = false) or the channel-block kernel.
+void qdepthwise(benchmark::State& state, const kiln::kernels::QMicroKernel* kern, bool blocks) {
+  namespace kk = kiln::kernels;
+  const int64_t c = state.range(0), h = state.range(1), s = state.range(2);
+  const int64_t oh = (h + 2 - 3) / s + 1;
+  kk::QDepthwisePlane g{h, h, oh, oh, 3, 3, s, s, 1, 1, 1, 1};
+  std::mt19937 rng(5);
+  std::vector<uint8_t> x(static_cast<size_t>(c * h * h)), y(static_cast<size_t>(c * oh * oh));
+  for (auto& v : x) v = static_cast<uint8_t>(rng() % 256);
+  std::vector<int32_t> wt(static_cast<size_t>(c * 9)), offsets(static_cast<size_t>(c), 100),
+      acc(static_cast<size_t>(oh * oh));
+  for (auto& v : wt) v = static_cast<int32_t>(rng() % 255) - 127;
+  std::vector<float> mult(static_cast<size_t>(c), 1.0f / 4096);
+  kk::Epilogue ep;
+  ep.output = kk::OutputType::U8;
+  ep.min = 0;
+  ep.max = 200;
+  ep.row_scale = mult.data();
+  ep.row_offset = offsets.data();
+  kk::AlignedFloats plane_scratch((kk::qdepthwise_scratch_bytes(g) + 3) / 4);
+  kk::AlignedFloats block_scratch((kk::qdepthwise_channels_scratch_bytes(g) + 3) / 4);
+  const int64_t plane = oh * oh, lanes = kern->dw_lanes;
+  for (auto _ : state) {
+    if (blocks) {
+      for (int64_t c0 = 0; c0 < c; c0 += lanes) {
+        kk::QTileArgs t = kk::qtile_args(ep, y.data(), plane, c0, 0);
+        kern->depthwise_channels(g, x.data() + c0 * h * h, h * h, false, 7, wt.data() + c0 * 9,
+                                 std::min(lanes, c - c0), t, block_scratch.data());
+      }
+    } else {
+      for (int64_t ch = 0; ch < c; ch++)
+        kern->depthwise(g, x.data() + ch * h * h, false, 7, wt.data() + ch * 9,
+                        kk::qtile_args(ep, y.data(), plane, ch, 0), acc.data(),
+                        plane_scratch.data(), ch > 0);
+    }
+    benchmark::ClobberMemory();
+  }
+  state.counters["ns/output"] =
+      benchmark::Counter(static_cast<double>(c * plane) * static_cast<double>(state.iterations()),
+                         benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+}
+
 int register_all() {
+  // mobilenet_v2's int8 depthwise convs (channels, input size, stride), both kernels.
+  for (const auto* kern : kiln::kernels::supported_q_kernels()) {
+    for (bool blocks : {false, true}) {
+      benchmark::RegisterBenchmark(
+          (std::string(blocks ? "qdepthwise_blocks/" : "qdepthwise/") + kern->name).c_str(),
+          qdepthwise, kern, blocks)
+          ->Args({960, 7, 1})
+          ->Args({576, 14, 2})
+          ->Args({384, 14, 1})
+          ->Args({192, 28, 2})
+          ->Args({192, 28, 1})
+          ->Args({144, 56, 2})
+          ->Unit(benchmark::kMicrosecond);
+    }
+  }
   // mobilenet_v2's int8 1x1 convs (m out channels, n positions, k in channels) and its classifier.
   for (const auto* kern : kiln::kernels::supported_q_kernels()) {
     benchmark::RegisterBenchmark((std::string("qmmm/") + kern->name).c_str(), qmatmul, kern)

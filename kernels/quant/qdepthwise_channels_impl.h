@@ -53,13 +53,34 @@ inline size_t q_dwc_scratch_bytes(const QDepthwisePlane& g) {
   const int64_t weights = l.nt * W * 4;
   const int64_t params = 3 * W * 4;
   const int64_t sums = l.plane * W * 4 + l.plane * 4;
-  return static_cast<size_t>(buf + weights + params + sums + 4 * 64);
+  const int64_t flat = g.h * g.w * W;  // narrow rows: the planes transposed whole first
+  return static_cast<size_t>(buf + weights + params + sums + flat + 5 * 64);
 }
+
+#if defined(__SSE2__)
+// 8 bytes of each of 8 planes (src + c * stride) to 8 pixels of 8 channels (64 bytes at dst,
+// pixel-major): an 8 x 8 byte transpose in SSE2 unpacks.
+template <class T>
+[[gnu::always_inline]] inline void q_dwc_transpose8(const T* src, int64_t stride, T* dst) {
+  __m128i r[8];
+  for (int c = 0; c < 8; c++)
+    r[c] = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(src + c * stride));
+  const __m128i a0 = _mm_unpacklo_epi8(r[0], r[1]), a1 = _mm_unpacklo_epi8(r[2], r[3]);
+  const __m128i a2 = _mm_unpacklo_epi8(r[4], r[5]), a3 = _mm_unpacklo_epi8(r[6], r[7]);
+  const __m128i b0 = _mm_unpacklo_epi16(a0, a1), b1 = _mm_unpackhi_epi16(a0, a1);
+  const __m128i b2 = _mm_unpacklo_epi16(a2, a3), b3 = _mm_unpackhi_epi16(a2, a3);
+  __m128i* d = reinterpret_cast<__m128i*>(dst);
+  _mm_storeu_si128(d, _mm_unpacklo_epi32(b0, b2));
+  _mm_storeu_si128(d + 1, _mm_unpackhi_epi32(b0, b2));
+  _mm_storeu_si128(d + 2, _mm_unpacklo_epi32(b1, b3));
+  _mm_storeu_si128(d + 3, _mm_unpackhi_epi32(b1, b3));
+}
+#endif
 
 // Channels c < n of the block, planes at x + c * in_plane (h x w), into the buffer.
 template <class T, int W>
 void q_dwc_fill(const QDepthwisePlane& g, const QDwChannelsLayout& l, const T* x, int64_t in_plane,
-                int64_t n, T zp, T* __restrict buf) {
+                int64_t n, T zp, T* __restrict buf, T* __restrict flat) {
   std::memset(buf, static_cast<unsigned char>(zp), static_cast<size_t>(l.hp * l.wp * W));
   const int64_t y0 = std::max<int64_t>(0, -g.pad_top);
   const int64_t y1 = std::min(g.h, l.hp - g.pad_top);
@@ -75,22 +96,23 @@ void q_dwc_fill(const QDepthwisePlane& g, const QDwChannelsLayout& l, const T* x
         T* drow = buf + ((iy + g.pad_top) * l.wp + g.pad_left) * W;
         for (int64_t ix = x0;; ix += 8) {
           const int64_t at = std::min(ix, x1 - 8);
-          __m128i r[8];
-          for (int c = 0; c < 8; c++)
-            r[c] =
-                _mm_loadl_epi64(reinterpret_cast<const __m128i*>(x + c * in_plane + iy * g.w + at));
-          const __m128i a0 = _mm_unpacklo_epi8(r[0], r[1]), a1 = _mm_unpacklo_epi8(r[2], r[3]);
-          const __m128i a2 = _mm_unpacklo_epi8(r[4], r[5]), a3 = _mm_unpacklo_epi8(r[6], r[7]);
-          const __m128i b0 = _mm_unpacklo_epi16(a0, a1), b1 = _mm_unpackhi_epi16(a0, a1);
-          const __m128i b2 = _mm_unpacklo_epi16(a2, a3), b3 = _mm_unpackhi_epi16(a2, a3);
-          __m128i* d = reinterpret_cast<__m128i*>(drow + at * W);
-          _mm_storeu_si128(d, _mm_unpacklo_epi32(b0, b2));
-          _mm_storeu_si128(d + 1, _mm_unpackhi_epi32(b0, b2));
-          _mm_storeu_si128(d + 2, _mm_unpacklo_epi32(b1, b3));
-          _mm_storeu_si128(d + 3, _mm_unpackhi_epi32(b1, b3));
+          q_dwc_transpose8(x + iy * g.w + at, in_plane, drow + at * W);
           if (at == x1 - 8) break;
         }
       }
+      c_done = n;
+    } else if (n == 8 && x1 > x0 && (y1 - y0) * g.w >= 8) {
+      // Rows narrower than 8 pixels (7x7 planes): the rows [y0, y1) of the 8 planes transposed
+      // whole, 8 pixels at a time (the last step overlapping), then each row's pixels copied.
+      const int64_t f0 = y0 * g.w, f1 = y1 * g.w;
+      for (int64_t f = f0;; f += 8) {
+        const int64_t at = std::min(f, f1 - 8);
+        q_dwc_transpose8(x + at, in_plane, flat + (at - f0) * W);
+        if (at == f1 - 8) break;
+      }
+      for (int64_t iy = y0; iy < y1; iy++)
+        std::memcpy(buf + ((iy + g.pad_top) * l.wp + g.pad_left + x0) * W,
+                    flat + ((iy - y0) * g.w + x0) * W, static_cast<size_t>((x1 - x0) * W));
       c_done = n;
     }
   }
@@ -199,6 +221,7 @@ void q_depthwise_channels(const QDepthwisePlane& g, const void* x, int64_t in_pl
   float* scales = reinterpret_cast<float*>(offsets + W);
   int32_t* sums = reinterpret_cast<int32_t*>(scales + W);
   int32_t* row = sums + l.plane * W;
+  char* flat = reinterpret_cast<char*>(row + l.plane);
   // Weight vectors per tap, the constant -zx * sum w per lane, the parameters (lanes >= n: 0).
   for (int64_t tap = 0; tap < l.nt; tap++)
     for (int c = 0; c < W; c++) wv[tap * W + c] = c < n ? wt[c * l.nt + tap] : 0;
@@ -212,11 +235,13 @@ void q_depthwise_channels(const QDepthwisePlane& g, const void* x, int64_t in_pl
   auto run = [&](auto&& sink) {
     if (x_signed) {
       q_dwc_fill<int8_t, W>(g, l, static_cast<const int8_t*>(x), in_plane, n,
-                            static_cast<int8_t>(zx), reinterpret_cast<int8_t*>(buf));
+                            static_cast<int8_t>(zx), reinterpret_cast<int8_t*>(buf),
+                            reinterpret_cast<int8_t*>(flat));
       q_dwc_sums_any<int8_t, W>(g, l, reinterpret_cast<const int8_t*>(buf), wv, cv, sink);
     } else {
       q_dwc_fill<uint8_t, W>(g, l, static_cast<const uint8_t*>(x), in_plane, n,
-                             static_cast<uint8_t>(zx), reinterpret_cast<uint8_t*>(buf));
+                             static_cast<uint8_t>(zx), reinterpret_cast<uint8_t*>(buf),
+                             reinterpret_cast<uint8_t*>(flat));
       q_dwc_sums_any<uint8_t, W>(g, l, reinterpret_cast<const uint8_t*>(buf), wv, cv, sink);
     }
   };
