@@ -198,6 +198,37 @@ void qpack(const QMicroKernel& kernel, bool a_side, const QOperand& src, int64_t
           }
         }
       }
+      // The partial last panel and an odd last k row, with the same pointers (the general
+      // qpack_rest reads element by element through value_at: 7% of kws_tdnn int8's run went
+      // there, its 100 positions leaving a 4-lane panel of 384 k).
+      auto v = [&](const uint8_t* r, int64_t l) {
+        return static_cast<int16_t>((src.is_signed ? static_cast<int8_t>(r[l]) : r[l]) - z);
+      };
+      const int64_t rem = lanes - full_panels * w;
+      if (rem > 0) {
+        for (int64_t g = 0; g < full_groups; g++) {
+          int16_t* row = d + ((full_panels * kg + g) * w) * 2;
+          const uint8_t* r0 = s8 + (g * 2) * ld + full_panels * w;
+          const uint8_t* r1 = r0 + ld;
+          int64_t l = 0;
+          for (; l < rem; l++) {
+            row[l * 2] = v(r0, l);
+            row[l * 2 + 1] = v(r1, l);
+          }
+          for (; l < w; l++) row[l * 2] = row[l * 2 + 1] = 0;
+        }
+      }
+      if (k % 2 == 1) {
+        const uint8_t* r0 = s8 + (k - 1) * ld;
+        for (int64_t p = 0; p * w < lanes; p++) {
+          int16_t* row = d + ((p * kg + full_groups) * w) * 2;
+          for (int64_t l = 0; l < w; l++) {
+            row[l * 2] = p * w + l < lanes ? v(r0, p * w + l) : int16_t{0};
+            row[l * 2 + 1] = 0;
+          }
+        }
+      }
+      return;
     } else if (a_side == kernel.a_unsigned) {  // (the signed side of Dot4: the general path)
       const uint8_t flip = src.is_signed ? 0x80 : 0;
       uint8_t* d = static_cast<uint8_t*>(dst);
