@@ -56,6 +56,27 @@ void row_max(const T* __restrict cm, T* __restrict out, const MaxPool2dGeometry&
       }
     }
 #endif
+#if defined(__SSE2__)
+    if constexpr (std::is_same_v<T, uint8_t>) {
+      // The last outputs: one more 16-output step ending at hi, overlapping outputs already
+      // written (with the same values).
+      if (ox < hi && hi - lo >= 16) ox = hi - 16;
+      if (ox + 16 <= hi) {
+        const __m128i m = _mm_set1_epi16(0xff);
+        const uint8_t* c = cm + 2 * ox - pw;
+        auto ld = [](const uint8_t* q) {
+          return _mm_loadu_si128(reinterpret_cast<const __m128i*>(q));
+        };
+        const __m128i a = ld(c), b = ld(c + 16), a2 = ld(c + 2), b2 = ld(c + 18);
+        const __m128i even = _mm_packus_epi16(_mm_and_si128(a, m), _mm_and_si128(b, m));
+        const __m128i odd = _mm_packus_epi16(_mm_srli_epi16(a, 8), _mm_srli_epi16(b, 8));
+        const __m128i next = _mm_packus_epi16(_mm_and_si128(a2, m), _mm_and_si128(b2, m));
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(out + ox),
+                         _mm_max_epu8(_mm_max_epu8(even, odd), next));
+        ox = hi;
+      }
+    }
+#endif
     for (; ox < hi; ox++) {
       const T* c = cm + 2 * ox - pw;
       out[ox] = std::max(std::max(c[0], c[1]), c[2]);
@@ -90,10 +111,30 @@ void max_pool_2d_q8(const T* __restrict x, T* __restrict y, int64_t planes,
         continue;
       }
       // Column maxima of the window's rows.
-      std::memcpy(row, xp + y0 * g.in_w, static_cast<size_t>(g.in_w) * sizeof(T));
-      for (int64_t iy = y0 + 1; iy < y1; iy++) {
-        const T* r = xp + iy * g.in_w;
-        for (int64_t i = 0; i < g.in_w; i++) row[i] = std::max(row[i], r[i]);
+      bool done = false;
+#if defined(__SSE2__)
+      if constexpr (std::is_same_v<T, uint8_t>) {
+        if (g.in_w >= 16) {
+          // 16 columns of every window row at a time, the last step overlapping the one before.
+          for (int64_t i = 0;; i += 16) {
+            const int64_t at = std::min(i, g.in_w - 16);
+            __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(xp + y0 * g.in_w + at));
+            for (int64_t iy = y0 + 1; iy < y1; iy++)
+              v = _mm_max_epu8(
+                  v, _mm_loadu_si128(reinterpret_cast<const __m128i*>(xp + iy * g.in_w + at)));
+            _mm_storeu_si128(reinterpret_cast<__m128i*>(row + at), v);
+            if (at == g.in_w - 16) break;
+          }
+          done = true;
+        }
+      }
+#endif
+      if (!done) {
+        std::memcpy(row, xp + y0 * g.in_w, static_cast<size_t>(g.in_w) * sizeof(T));
+        for (int64_t iy = y0 + 1; iy < y1; iy++) {
+          const T* r = xp + iy * g.in_w;
+          for (int64_t i = 0; i < g.in_w; i++) row[i] = std::max(row[i], r[i]);
+        }
       }
       row_max(row, out, g);
     }
