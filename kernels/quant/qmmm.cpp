@@ -398,15 +398,18 @@ void qmmm(const QMicroKernel& kernel, int64_t m, int64_t n, int64_t k, const voi
   const int32_t* a = static_cast<const int32_t*>(a_packed);
   const int32_t* b = static_cast<const int32_t*>(b_packed);
   const int64_t kg_eff = k > 0 ? kg : 0;
+  // The tile arguments made once, then moved to each tile (q_shift: a few pointer additions).
+  const QTileArgs base = qtile_args(ep, c, ldc, 0, 0);
   auto run = [&](int64_t jb0, int64_t jb1) {
     for (int64_t jb = jb0; jb < jb1; jb++) {
       const int32_t* bp = b + jb * kg * nr;
       const int64_t j0 = jb * nr;
       const int cols = static_cast<int>(std::min(nr, n - j0));
+      const QTileArgs col = q_shift(base, 0, j0);
       for (int64_t ia = 0; ia < a_panels; ia++) {
         const int64_t i0 = ia * mr;
         const int rows = static_cast<int>(std::min(mr, m - i0));
-        kernel.tile(kg_eff, a + ia * kg * mr, bp, qtile_args(ep, c, ldc, i0, j0), rows, cols);
+        kernel.tile(kg_eff, a + ia * kg * mr, bp, q_shift(col, i0, 0), rows, cols);
       }
     }
   };
