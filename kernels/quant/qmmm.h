@@ -84,6 +84,13 @@ size_t qdepthwise_channels_scratch_bytes(const QDepthwisePlane& g);
 // Whether a plane of this geometry goes faster through depthwise_channels (small planes).
 bool qdepthwise_prefers_channels(const QDepthwisePlane& g);
 
+// The sums of a matrix-vector product: acc[j] = sum_kk a[kk] * w[j * k + kk] for j < n, a the
+// activation row widened to i16 with its zero point subtracted, w the weights as n rows of k
+// signed bytes with zero point 0 (an [N, K] Gemm weight as stored). Reads the weights as bytes:
+// half the memory of a Wide16 panel (a classifier's 1280 x 1000 weights stream from memory
+// every run). Integer sums: exact, the same as the tiles'.
+using QGemvFn = void (*)(const int16_t* a, const int8_t* w, int64_t n, int64_t k, int32_t* acc);
+
 // The int8 kernels of one ISA: the matrix-multiply tile and its companions.
 struct QMicroKernel {
   const char* name;  // "qmmm_i8_8x32_avx512vnni"
@@ -96,6 +103,7 @@ struct QMicroKernel {
   QDepthwiseFn depthwise;
   QDepthwiseChannelsFn depthwise_channels;
   int dw_lanes;  // channels per depthwise_channels call
+  QGemvFn gemv;  // null: matrix-vector products go through the tiles
 };
 
 // Values per k group of a format (2 or 4).

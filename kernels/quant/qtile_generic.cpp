@@ -26,6 +26,7 @@ const QMicroKernel kQGenericWide{"qmmm_i8_4x8_generic",
                                  &row,
                                  &q_depthwise_vec<4, QScalarLanes>,
                                  &q_depthwise_channels<4, QScalarLanes>,
-                                 4};
+                                 4,
+                                 &q_gemv_portable};
 
 }  // namespace kiln::kernels

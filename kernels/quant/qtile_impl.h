@@ -202,5 +202,17 @@ inline void q_tile_wide_portable(int64_t kg, const int32_t* a32, const int32_t* 
   }
 }
 
+// The matrix-vector sums (QGemvFn) in plain C++ (generic; NEON, where the compiler widens and
+// multiplies-accumulates 8 lanes at a time).
+inline void q_gemv_portable(const int16_t* __restrict a, const int8_t* __restrict w, int64_t n,
+                            int64_t k, int32_t* __restrict acc) {
+  for (int64_t j = 0; j < n; j++) {
+    const int8_t* r = w + j * k;
+    int32_t s = 0;
+    for (int64_t kk = 0; kk < k; kk++) s += a[kk] * r[kk];
+    acc[j] = s;
+  }
+}
+
 }  // namespace
 }  // namespace kiln::kernels

@@ -32,6 +32,10 @@ QMatMulPacked::QMatMulPacked(QMatMulParams params) : p_(std::move(params)) {
   packed_ = std::make_shared<kernels::AlignedFloats>((bytes + 3) / 4);
   kernels::qpack(*kernel_, false, b, n, k, packed_->data());
   offsets_ = p_.bias;
+  // (Wide16 kernels only: their offsets carry no Dot4 correction, which the matrix-vector sums,
+  // zero point subtracted from the activations, must not get.)
+  gemv_ = kernel_->gemv && kernel_->format == kernels::QFormat::Wide16 && p_.w_transposed &&
+          p_.w_signed && w_zp_zero;
   kernels::qadd_dot_correction(
       *kernel_, b, n, k, kernels::qdot_zero_point(*kernel_, p_.x_signed, p_.x_zp), offsets_.data());
 }
@@ -82,8 +86,6 @@ void QMatMulPacked::eval(EvalContext& ctx, const TensorRefs& inputs) const {
   a.stride_lane = p_.k;
   a.stride_k = 1;
   a.zp = &p_.x_zp;
-  void* apacked = ctx.scratch<uint8_t>(kernels::qpacked_bytes(*kernel_, true, m, p_.k));
-  kernels::qpack(*kernel_, true, a, m, p_.k, apacked);
   kernels::Epilogue ep;
   ep.output = p_.output;
   ep.out_zero_point = p_.y_zp;
@@ -91,6 +93,22 @@ void QMatMulPacked::eval(EvalContext& ctx, const TensorRefs& inputs) const {
   ep.max = p_.max;
   if (p_.output != OutputType::I32) ep.col_scale = p_.mult.data();
   ep.col_offset = offsets_.data();
+  if (m == 1 && gemv_) {
+    int16_t* a16 = ctx.scratch<int16_t>(static_cast<size_t>(p_.k));
+    int32_t* acc = ctx.scratch<int32_t>(static_cast<size_t>(p_.n));
+    if (p_.x_signed) {
+      const int8_t* xs = x.data<int8_t>();
+      for (int64_t kk = 0; kk < p_.k; kk++) a16[kk] = static_cast<int16_t>(xs[kk] - p_.x_zp);
+    } else {
+      const uint8_t* xu = x.data<uint8_t>();
+      for (int64_t kk = 0; kk < p_.k; kk++) a16[kk] = static_cast<int16_t>(xu[kk] - p_.x_zp);
+    }
+    kernel_->gemv(a16, reinterpret_cast<const int8_t*>(p_.w.data()), p_.n, p_.k, acc);
+    kernel_->row(acc, p_.n, kernels::qtile_args(ep, y.raw_data(), p_.n, 0, 0));
+    return;
+  }
+  void* apacked = ctx.scratch<uint8_t>(kernels::qpacked_bytes(*kernel_, true, m, p_.k));
+  kernels::qpack(*kernel_, true, a, m, p_.k, apacked);
   kernels::qmmm(*kernel_, m, p_.n, p_.k, apacked, packed_->data(), ep, y.raw_data(), p_.n);
 }
 

@@ -47,6 +47,9 @@ class QMatMulPacked : public Op {
   const kernels::QMicroKernel* kernel_ = nullptr;
   std::shared_ptr<kernels::AlignedFloats> packed_;
   std::vector<int32_t> offsets_;  // N: bias + corrections
+  // One activation row (m = 1) goes through the kernel's matrix-vector sums on p_.w itself:
+  // [N, K] signed weights with zero point 0 and a kernel that has them.
+  bool gemv_ = false;
 };
 
 }  // namespace kiln::ops

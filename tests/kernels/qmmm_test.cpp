@@ -218,6 +218,40 @@ TEST(Qmmm, ExtremeValuesDoNotSaturate) {
   }
 }
 
+// The matrix-vector sums of every kernel that has them against direct loops: odd n (rows left
+// after groups of four) and k (columns left after steps of 16), k shorter than one step, and the
+// extreme values (activations +-255 after their zero point, weights -128 / 127) summed over
+// 1280 columns: exact in i32.
+TEST(Qmmm, GemvMatchesDirectLoops) {
+  std::mt19937 rng(33);
+  std::uniform_int_distribution<int> act(-255, 255), wt(-128, 127);
+  const int64_t shapes[][2] = {{1, 1}, {3, 15}, {4, 16}, {5, 17}, {7, 33}, {1000, 1280}, {13, 300}};
+  for (const QMicroKernel* kern : kiln::kernels::supported_q_kernels()) {
+    if (!kern->gemv) continue;
+    for (const auto& sh : shapes) {
+      for (bool extreme : {false, true}) {
+        const int64_t n = sh[0], k = sh[1];
+        SCOPED_TRACE(testing::Message()
+                     << kern->name << " n=" << n << " k=" << k << " extreme=" << extreme);
+        std::vector<int16_t> a(static_cast<size_t>(k));
+        std::vector<int8_t> w(static_cast<size_t>(n * k));
+        for (auto& v : a) v = static_cast<int16_t>(extreme ? 255 : act(rng));
+        for (size_t i = 0; i < w.size(); i++)
+          w[i] = static_cast<int8_t>(extreme ? (i % 2 ? 127 : -128) : wt(rng));
+        std::vector<int32_t> got(static_cast<size_t>(n) + 1, 0x5555);
+        kern->gemv(a.data(), w.data(), n, k, got.data());
+        ASSERT_EQ(got.back(), 0x5555) << "wrote past n";
+        for (int64_t j = 0; j < n; j++) {
+          int64_t want = 0;
+          for (int64_t kk = 0; kk < k; kk++)
+            want += int64_t{a[static_cast<size_t>(kk)]} * w[static_cast<size_t>(j * k + kk)];
+          ASSERT_EQ(got[static_cast<size_t>(j)], want) << "row " << j;
+        }
+      }
+    }
+  }
+}
+
 TEST(Qmmm, DefaultKernelFollowsActiveIsa) {
   const QMicroKernel& k = kiln::kernels::default_q_kernel(true, false);
   EXPECT_EQ(k.isa, kiln::active_isa()) << k.name;

@@ -28,6 +28,7 @@ const QMicroKernel kQNeonWide{"qmmm_i8_8x8_neon",
                               &row,
                               &q_depthwise_vec<4, QScalarLanes>,
                               &q_depthwise_channels<4, QScalarLanes>,
-                              4};
+                              4,
+                              &q_gemv_portable};
 
 }  // namespace kiln::kernels

@@ -158,6 +158,56 @@ void tile(int64_t kg, const int32_t* a, const int32_t* b, const QTileArgs& t, in
 void row(const int32_t* acc, int64_t n, const QTileArgs& t) {
   q_row<QLanes256>(acc, n, t);
 }
+
+// The 8 i32 lanes of v summed.
+inline int32_t hsum(__m256i v) {
+  __m128i s = _mm_add_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+  s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0x4e));
+  s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0xb1));
+  return _mm_cvtsi128_si32(s);
+}
+
+// QGemvFn: four weight rows at a time against 16 activations per step (one load of a, per row
+// one widening load of 16 weight bytes, one VPMADDWD, one add), horizontal sums once per row;
+// the last k % 16 columns and n % 4 rows in plain C++.
+void gemv(const int16_t* __restrict a, const int8_t* __restrict w, int64_t n, int64_t k,
+          int32_t* __restrict acc) {
+  const int64_t k16 = k / 16 * 16;
+  auto tail = [&](const int8_t* r) {
+    int32_t s = 0;
+    for (int64_t kk = k16; kk < k; kk++) s += a[kk] * r[kk];
+    return s;
+  };
+  auto wide = [](const int8_t* p) {
+    return _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+  };
+  int64_t j = 0;
+  for (; j + 4 <= n; j += 4) {
+    const int8_t* r0 = w + j * k;
+    const int8_t *r1 = r0 + k, *r2 = r1 + k, *r3 = r2 + k;
+    __m256i s0 = _mm256_setzero_si256(), s1 = s0, s2 = s0, s3 = s0;
+    for (int64_t kk = 0; kk < k16; kk += 16) {
+      const __m256i av = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a + kk));
+      s0 = _mm256_add_epi32(s0, _mm256_madd_epi16(av, wide(r0 + kk)));
+      s1 = _mm256_add_epi32(s1, _mm256_madd_epi16(av, wide(r1 + kk)));
+      s2 = _mm256_add_epi32(s2, _mm256_madd_epi16(av, wide(r2 + kk)));
+      s3 = _mm256_add_epi32(s3, _mm256_madd_epi16(av, wide(r3 + kk)));
+    }
+    acc[j] = hsum(s0) + tail(r0);
+    acc[j + 1] = hsum(s1) + tail(r1);
+    acc[j + 2] = hsum(s2) + tail(r2);
+    acc[j + 3] = hsum(s3) + tail(r3);
+  }
+  for (; j < n; j++) {
+    const int8_t* r = w + j * k;
+    __m256i s0 = _mm256_setzero_si256();
+    for (int64_t kk = 0; kk < k16; kk += 16)
+      s0 = _mm256_add_epi32(
+          s0, _mm256_madd_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(a + kk)),
+                                wide(r + kk)));
+    acc[j] = hsum(s0) + tail(r);
+  }
+}
 }  // namespace
 
 const QMicroKernel kQAvx2Wide{"qmmm_i8_6x16_avx2",
@@ -170,6 +220,7 @@ const QMicroKernel kQAvx2Wide{"qmmm_i8_6x16_avx2",
                               &row,
                               &q_depthwise_vec<8, QLanes256>,
                               &q_depthwise_channels<8, QLanes256>,
-                              8};
+                              8,
+                              &gemv};
 
 }  // namespace kiln::kernels

@@ -31,6 +31,7 @@ const QMicroKernel kQAvx512Wide{"qmmm_i8_8x32_avx512bw",
                                 &row,
                                 &q_depthwise_vec<16, QLanes512>,
                                 &q_depthwise_channels<16, QLanes512>,
-                                16};
+                                16,
+                                nullptr};
 
 }  // namespace kiln::kernels

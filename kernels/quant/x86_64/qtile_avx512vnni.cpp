@@ -103,7 +103,8 @@ const QMicroKernel kQAvx512VnniSignedA{"qmmm_i8_8x32_avx512vnni",
                                        &row,
                                        &q_depthwise_vec<16, QLanes512>,
                                        &q_depthwise_channels<16, QLanes512>,
-                                       16};
+                                       16,
+                                       nullptr};
 const QMicroKernel kQAvx512VnniUnsignedA{"qmmm_u8_8x32_avx512vnni",
                                          Isa::Avx512,
                                          QFormat::Dot4,
@@ -114,6 +115,7 @@ const QMicroKernel kQAvx512VnniUnsignedA{"qmmm_u8_8x32_avx512vnni",
                                          &row,
                                          &q_depthwise_vec<16, QLanes512>,
                                          &q_depthwise_channels<16, QLanes512>,
-                                         16};
+                                         16,
+                                         nullptr};
 
 }  // namespace kiln::kernels

@@ -5,6 +5,8 @@
 // round the other way; a wrong zero point, bias, channel or tap moves far more elements).
 #include <gtest/gtest.h>
 
+#include <cstring>
+
 #include <random>
 
 #include "ops/quant/qconv_packed.h"
@@ -151,6 +153,55 @@ TEST(QMatMulPacked, MatchesQLinearMatMul) {
       p.y_zp = yz;
       ops::QMatMulPacked op(p);
       expect_close_q(run(op, {x})[0], want[0]);
+    }
+  }
+}
+
+// One activation row with [N, K] weights goes through the kernel's matrix-vector sums; the same
+// weights as [K, N] go through the tiles: every output byte equal, for each output type, with a
+// bias, per-channel multipliers, a clamp, signed and unsigned activations with zero points.
+TEST(QMatMulPacked, OneRowMatchesTilePath) {
+  std::mt19937 rng(9);
+  for (auto [k, n] : {std::pair{1280, 1000}, {37, 13}, {16, 4}, {5, 3}}) {
+    for (bool x_signed : {false, true}) {
+      for (auto out : {kernels::OutputType::U8, kernels::OutputType::I8, kernels::OutputType::F32,
+                       kernels::OutputType::I32}) {
+        SCOPED_TRACE(testing::Message() << "k=" << k << " n=" << n << " signed=" << x_signed
+                                        << " out=" << static_cast<int>(out));
+        Tensor x =
+            x_signed ? random_tensor<int8_t>(rng, {1, k}) : random_tensor<uint8_t>(rng, {1, k});
+        Tensor w = random_tensor<int8_t>(rng, {n, k});  // [N, K]
+        const auto* wb = static_cast<const uint8_t*>(w.raw_data());
+        ops::QMatMulParams p;
+        p.k = k;
+        p.n = n;
+        p.x_signed = x_signed;
+        p.x_zp = x_signed ? -7 : 121;
+        p.w_zp = {0};
+        std::uniform_int_distribution<int32_t> bd(-5000, 5000);
+        std::uniform_real_distribution<float> md(0.5f, 2.0f);
+        for (int64_t j = 0; j < n; j++) {
+          p.bias.push_back(bd(rng));
+          p.mult.push_back(md(rng) * 0.3f / static_cast<float>(k));
+        }
+        p.output = out;
+        p.y_zp = out == kernels::OutputType::U8 ? 17 : -4;
+        if (out != kernels::OutputType::I32) {
+          p.min = -40.f;
+          p.max = 90.f;
+        }
+        ops::QMatMulParams pt = p;
+        p.w.assign(wb, wb + n * k);
+        p.w_transposed = true;
+        pt.w.resize(static_cast<size_t>(n * k));
+        for (int64_t j = 0; j < n; j++)
+          for (int64_t kk = 0; kk < k; kk++)
+            pt.w[static_cast<size_t>(kk * n + j)] = wb[static_cast<size_t>(j * k + kk)];
+        ops::QMatMulPacked one_row(p), tiles(pt);
+        Tensor got = run(one_row, {x})[0], want = run(tiles, {x})[0];
+        ASSERT_EQ(got.nbytes(), want.nbytes());
+        ASSERT_EQ(std::memcmp(got.raw_data(), want.raw_data(), got.nbytes()), 0);
+      }
     }
   }
 }
