@@ -58,6 +58,18 @@ const Fact& Graph::fact(Outlet o) const {
   return n.outputs[static_cast<size_t>(o.slot)];
 }
 
+namespace {
+// Whether two constants are the same values without comparing them: the same tensor, or views of
+// the same bytes with the same type and shape. (Constant facts are rebuilt as new Tensor objects
+// sharing their storage; a FoldMemo holds its inputs, so their bytes cannot be freed and reused.)
+bool same_value(const Tensor* a, const Tensor* b) {
+  if (a == b) return true;
+  if (!a || !b || is_object(a->dtype()) || a->dtype() != b->dtype() || a->shape() != b->shape())
+    return false;
+  return a->nbytes() > 0 && a->raw_data() == b->raw_data();
+}
+}  // namespace
+
 void Graph::analyse_node(int id) {
   Node& n = node(id);
   if (dynamic_cast<const SourceOp*>(n.op.get())) return;
@@ -74,16 +86,29 @@ void Graph::analyse_node(int id) {
     bool missing = false;
     for (const auto& f : facts) missing = missing || !f.value;
     if (all_known && missing) {
-      TensorRefs values;
-      for (const Fact* f : in) values.push_back(f ? f->value.get() : nullptr);
-      std::vector<Tensor> outs(facts.size());
-      EvalContext ctx(outs);
-      n.op->eval(ctx, values);
-      for (size_t i = 0; i < facts.size(); i++) {
-        if (outs[i].is_null()) continue;
-        auto keep_dims = facts[i].dims_value;
-        facts[i] = Fact::constant(std::move(outs[i]));
-        if (!facts[i].dims_value && keep_dims) facts[i].dims_value = keep_dims;
+      bool same = n.fold && n.fold->op == n.op && n.fold->inputs.size() == in.size() &&
+                  n.fold->outputs.size() == facts.size();
+      for (size_t i = 0; same && i < in.size(); i++)
+        same = same_value(in[i] ? in[i]->value.get() : nullptr, n.fold->inputs[i].get());
+      if (same) {
+        facts = n.fold->outputs;
+      } else {
+        TensorRefs values;
+        for (const Fact* f : in) values.push_back(f ? f->value.get() : nullptr);
+        std::vector<Tensor> outs(facts.size());
+        EvalContext ctx(outs);
+        n.op->eval(ctx, values);
+        for (size_t i = 0; i < facts.size(); i++) {
+          if (outs[i].is_null()) continue;
+          auto keep_dims = facts[i].dims_value;
+          facts[i] = Fact::constant(std::move(outs[i]));
+          if (!facts[i].dims_value && keep_dims) facts[i].dims_value = keep_dims;
+        }
+        auto memo = std::make_shared<FoldMemo>();
+        memo->op = n.op;
+        for (const Fact* f : in) memo->inputs.push_back(f ? f->value : nullptr);
+        memo->outputs = facts;
+        n.fold = std::move(memo);
       }
     }
     n.outputs = std::move(facts);

@@ -23,12 +23,24 @@ struct Outlet {
   bool operator<(const Outlet& o) const { return node != o.node ? node < o.node : slot < o.slot; }
 };
 
+// The last constant fold of a node: the op and the input values it was computed from (held, so
+// that neither can be freed and another take its address) and the output facts it gave.
+struct FoldMemo {
+  OpPtr op;
+  std::vector<std::shared_ptr<const Tensor>> inputs;
+  std::vector<Fact> outputs;
+};
+
 struct Node {
   int id = -1;
   std::string name;
   OpPtr op;
   std::vector<Outlet> inputs;
   std::vector<Fact> outputs;  // one fact per output slot (filled by analyse())
+  // analyse() folds a node whose inputs are all constants after every pass; when neither its op
+  // nor its input values changed since the last fold, the memo's facts are reused instead of
+  // evaluating again (a quantized model's weights are DequantizeLinear nodes kept unfolded).
+  std::shared_ptr<const FoldMemo> fold;
 };
 
 class Graph {

@@ -77,6 +77,7 @@ std::vector<int> compact(Graph& graph) {
     for (const auto& in : n.inputs) inputs.push_back(remap(in));
     int id = compacted.add_node(n.name, n.op, std::move(inputs), n.outputs.size());
     compacted.node(id).outputs = std::move(n.outputs);
+    compacted.node(id).fold = std::move(n.fold);
   }
   std::vector<Outlet> inputs, outputs;
   for (const auto& in : graph.inputs()) inputs.push_back(remap(in));

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "core/broadcast.h"
+#include "core/patch.h"
 #include "core/source_ops.h"
 #include "core/state.h"
 
@@ -26,7 +27,53 @@ class AddScalar : public Op {
   float c_;
 };
 
+// AddScalar counting its evaluations.
+class CountingAdd : public AddScalar {
+ public:
+  CountingAdd(float c, int* evals) : AddScalar(c), evals_(evals) {}
+  void eval(EvalContext& ctx, const TensorRefs& in) const override {
+    (*evals_)++;
+    AddScalar::eval(ctx, in);
+  }
+  int* evals_;
+};
+
 }  // namespace
+
+// A node folded from constants is evaluated again only when its op or an input value changed:
+// analysing the graph again (after every pass), or compacting it, reuses the fold; a new
+// constant, a new op or a constant replaced by another one with the same bytes elsewhere
+// recompute it.
+TEST(Graph, ConstantFoldsAreReusedUntilAnInputChanges) {
+  int evals = 0;
+  Graph g;
+  Outlet c = g.add_const("c", Tensor::from_vector<float>({3}, {1, 2, 3}));
+  int a = g.add_node("a", std::make_shared<CountingAdd>(1.0f, &evals), {c});
+  g.set_outputs({{a, 0}}, {"y"});
+  g.analyse();
+  ASSERT_EQ(evals, 1);
+  ASSERT_TRUE(g.fact({a, 0}).value);
+  EXPECT_EQ(g.fact({a, 0}).value->values<float>()[2], 4.0f);
+  g.analyse();
+  g.analyse();
+  EXPECT_EQ(evals, 1);
+  compact(g);
+  g.analyse();
+  EXPECT_EQ(evals, 1);
+  EXPECT_EQ(g.fact({g.outputs()[0].node, 0}).value->values<float>()[2], 4.0f);
+  // Another constant of other values: evaluated again, with the new values.
+  const int node = g.outputs()[0].node;
+  Outlet c2 = g.add_const("c2", Tensor::from_vector<float>({3}, {10, 20, 30}));
+  g.node(node).inputs[0] = c2;
+  g.analyse();
+  EXPECT_EQ(evals, 2);
+  EXPECT_EQ(g.fact({node, 0}).value->values<float>()[2], 31.0f);
+  // Another op object: evaluated again.
+  g.node(node).op = std::make_shared<CountingAdd>(2.0f, &evals);
+  g.analyse();
+  EXPECT_EQ(evals, 3);
+  EXPECT_EQ(g.fact({node, 0}).value->values<float>()[2], 32.0f);
+}
 
 TEST(Graph, AnalyseRunAndReuseBuffers) {
   auto g = std::make_shared<Graph>();
