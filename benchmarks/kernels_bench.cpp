@@ -469,6 +469,9 @@ int register_all() {
           ->Args({192, 28, 2})
           ->Args({192, 28, 1})
           ->Args({144, 56, 2})
+          ->Args({144, 56, 1})
+          ->Args({96, 112, 2})
+          ->Args({32, 112, 1})
           ->Unit(benchmark::kMicrosecond);
     }
   }
