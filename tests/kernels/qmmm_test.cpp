@@ -252,6 +252,47 @@ TEST(Qmmm, GemvMatchesDirectLoops) {
   }
 }
 
+// The scalar requantizing store (what every path is compared with) against its definition:
+// multiply, the fused clamp, then the output range, round half to even, add the zero point --
+// with fused clamps inside, across and outside the output range (where one clamp to the
+// intersection would differ from two) and sums on and around every bound.
+TEST(Qmmm, RequantizedStoreIsTheTwoClampDefinition) {
+  const float scale = 0.5f;
+  struct Range {
+    float min, max;
+  };
+  const Range ranges[] = {{0.f, 6.f},    {-20.f, 300.f}, {-300.f, -200.f}, {300.f, 400.f},
+                          {-3.5f, 2.5f}, {5.f, 5.f},     {-1e9f, 1e9f}};
+  for (OutputType out : {OutputType::U8, OutputType::I8}) {
+    const bool is_signed = out == OutputType::I8;
+    for (int32_t zp : {0, 7, -9}) {
+      if (!is_signed && zp < 0) continue;
+      for (const Range& r : ranges) {
+        Epilogue ep;
+        ep.output = out;
+        ep.out_zero_point = zp;
+        ep.min = r.min;
+        ep.max = r.max;
+        std::vector<float> rs = {scale};
+        ep.row_scale = rs.data();
+        for (int32_t acc = -700; acc <= 700; acc++) {
+          uint8_t got = 0;
+          kiln::kernels::qstore_one(acc, kiln::kernels::qtile_args(ep, &got, 1, 0, 0), 0, 0);
+          float v = static_cast<float>(acc) * scale;
+          v = std::min(std::max(v, r.min), r.max);
+          const float lo = static_cast<float>((is_signed ? -128 : 0) - zp);
+          const float hi = static_cast<float>((is_signed ? 127 : 255) - zp);
+          v = std::min(std::max(v, lo), hi);
+          const int32_t q = static_cast<int32_t>(std::nearbyint(v)) + zp;
+          const uint8_t want = static_cast<uint8_t>(is_signed ? static_cast<int8_t>(q) : q);
+          ASSERT_EQ(got, want) << "acc " << acc << " range " << r.min << "," << r.max << " zp "
+                               << zp << " signed " << is_signed;
+        }
+      }
+    }
+  }
+}
+
 TEST(Qmmm, DefaultKernelFollowsActiveIsa) {
   const QMicroKernel& k = kiln::kernels::default_q_kernel(true, false);
   EXPECT_EQ(k.isa, kiln::active_isa()) << k.name;
