@@ -5,6 +5,10 @@
 
 #include "kernels/quant/qsplit.h"
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 namespace kiln::kernels {
 
 namespace {
@@ -24,9 +28,33 @@ Im2colLayout layout(const QDepthwisePlane& g) {
   return l;
 }
 
-// n bytes, 16 at a time: reads and writes up to 15 bytes past n.
+// n bytes, 16 at a time: reads and writes up to 15 bytes past n. GCC recognizes the loop as a
+// copy and calls memmove for it, once per output row and tap (1.1M calls in two runs of an int8
+// RegNet, 4% of its instructions in the calls alone); the empty asm makes each 16 bytes opaque,
+// so the loop stays a loop.
 inline void copy16(uint8_t* __restrict dst, const uint8_t* __restrict src, int64_t n) {
+#if defined(__SSE2__)
+  for (int64_t j = 0; j < n; j += 16) {
+    __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + j));
+    asm("" : "+x"(v));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + j), v);
+  }
+#else
   for (int64_t j = 0; j < n; j += 16) std::memcpy(dst + j, src + j, 16);
+#endif
+}
+
+// n bytes of v, 16 at a time (opaque stores, as copy16): writes up to 15 bytes past n.
+inline void fill16(uint8_t* dst, uint8_t v, int64_t n) {
+#if defined(__SSE2__)
+  __m128i b = _mm_set1_epi8(static_cast<char>(v));
+  for (int64_t j = 0; j < n; j += 16) {
+    asm("" : "+x"(b));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + j), b);
+  }
+#else
+  std::memset(dst, v, static_cast<size_t>((n + 15) / 16 * 16));
+#endif
 }
 
 // even[j] = src[2j], odd[j] = src[2j + 1] for j < n; src readable to 2n + 31.
@@ -60,6 +88,7 @@ void q8_im2col(const QDepthwisePlane& g, int64_t channels, const uint8_t* x, uin
   // Padded columns [c_lo, c_hi) hold the input row's values x[c - pad_left].
   const int64_t c_lo = std::clamp<int64_t>(g.pad_left, 0, l.wp);
   const int64_t c_hi = std::clamp<int64_t>(g.pad_left + g.w, c_lo, l.wp);
+  const uint8_t* x_end = x + channels * g.h * g.w;
   for (int64_t ci = 0; ci < channels; ci++) {
     const uint8_t* xc = x + ci * g.h * g.w;
     for (int64_t r = 0; r < l.hp; r++) {
@@ -71,10 +100,18 @@ void q8_im2col(const QDepthwisePlane& g, int64_t channels, const uint8_t* x, uin
       }
       uint8_t* row = s == 1 ? dst : line;
       const int64_t len = s == 1 ? l.row : s * l.wq;
-      std::memset(row, pad, static_cast<size_t>(c_lo));
-      std::memcpy(row + c_lo, xc + iy * g.w + (c_lo - g.pad_left),
-                  static_cast<size_t>(c_hi - c_lo));
-      std::memset(row + c_hi, pad, static_cast<size_t>(len - c_hi));
+      // The leading padding, the values and the trailing padding in 16-byte steps instead of
+      // three libc calls per row, each part running up to 15 bytes into the next one (written
+      // after it) or into the row's slack. The values' last step reads past the input row, so
+      // the group's last bytes are copied exactly.
+      const uint8_t* src = xc + iy * g.w + (c_lo - g.pad_left);
+      const int64_t n = c_hi - c_lo;
+      fill16(row, pad, c_lo);
+      if (src + (n + 15) / 16 * 16 <= x_end)
+        copy16(row + c_lo, src, n);
+      else
+        std::memcpy(row + c_lo, src, static_cast<size_t>(n));
+      fill16(row + c_hi, pad, len - c_hi);
       if (s == 2) {
         split2(line, dst, dst + l.wq, l.wq - 16);
       } else if (s > 2) {
