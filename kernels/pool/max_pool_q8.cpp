@@ -42,8 +42,8 @@ void row_max(const T* __restrict cm, T* __restrict out, const MaxPool2dGeometry&
     if constexpr (std::is_same_v<T, uint8_t>) {
       // 16 outputs: the even and odd bytes of their windows' 32 (+ 2) bytes, by mask and pack.
       const __m128i m = _mm_set1_epi16(0xff);
-      for (; ox + 16 <= hi; ox += 16) {
-        const uint8_t* c = cm + 2 * ox - pw;
+      auto step = [&](int64_t o) {
+        const uint8_t* c = cm + 2 * o - pw;
         auto ld = [](const uint8_t* q) {
           return _mm_loadu_si128(reinterpret_cast<const __m128i*>(q));
         };
@@ -51,28 +51,14 @@ void row_max(const T* __restrict cm, T* __restrict out, const MaxPool2dGeometry&
         const __m128i even = _mm_packus_epi16(_mm_and_si128(a, m), _mm_and_si128(b, m));
         const __m128i odd = _mm_packus_epi16(_mm_srli_epi16(a, 8), _mm_srli_epi16(b, 8));
         const __m128i next = _mm_packus_epi16(_mm_and_si128(a2, m), _mm_and_si128(b2, m));
-        _mm_storeu_si128(reinterpret_cast<__m128i*>(out + ox),
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(out + o),
                          _mm_max_epu8(_mm_max_epu8(even, odd), next));
-      }
-    }
-#endif
-#if defined(__SSE2__)
-    if constexpr (std::is_same_v<T, uint8_t>) {
-      // The last outputs: one more 16-output step ending at hi, overlapping outputs already
-      // written (with the same values).
-      if (ox < hi && hi - lo >= 16) ox = hi - 16;
-      if (ox + 16 <= hi) {
-        const __m128i m = _mm_set1_epi16(0xff);
-        const uint8_t* c = cm + 2 * ox - pw;
-        auto ld = [](const uint8_t* q) {
-          return _mm_loadu_si128(reinterpret_cast<const __m128i*>(q));
-        };
-        const __m128i a = ld(c), b = ld(c + 16), a2 = ld(c + 2), b2 = ld(c + 18);
-        const __m128i even = _mm_packus_epi16(_mm_and_si128(a, m), _mm_and_si128(b, m));
-        const __m128i odd = _mm_packus_epi16(_mm_srli_epi16(a, 8), _mm_srli_epi16(b, 8));
-        const __m128i next = _mm_packus_epi16(_mm_and_si128(a2, m), _mm_and_si128(b2, m));
-        _mm_storeu_si128(reinterpret_cast<__m128i*>(out + ox),
-                         _mm_max_epu8(_mm_max_epu8(even, odd), next));
+      };
+      for (; ox + 16 <= hi; ox += 16) step(ox);
+      // The last outputs: one more step ending at hi, overlapping outputs already written (with
+      // the same values); hi - 16 >= lo keeps its windows inside the row.
+      if (ox < hi && hi - lo >= 16) {
+        step(hi - 16);
         ox = hi;
       }
     }

@@ -12,7 +12,8 @@
 // each, requantized with the W channels' own offsets and multipliers, and the W bytes of each
 // pixel go back to the W output planes. No lane is wasted on row ends, whatever the plane's width.
 // The arithmetic is the per-plane kernel's: integer sums (exact), then the same float operations
-// per lane as QDwRequant / q_epilogue, so the outputs are bitwise those of the per-plane kernel.
+// per lane as q_epilogue (QDwRequant with per-lane parameters), so the outputs are bitwise those of
+// the per-plane kernel.
 #pragma once
 
 #include <algorithm>
@@ -190,35 +191,6 @@ void q_dwc_sums_any(const QDepthwisePlane& g, const QDwChannelsLayout& l, const 
   q_dwc_sums<T, W, 0>(g, l, buf, wv, l.nt, cv, sink);
 }
 
-// The vector requantization of QDwRequant with one offset and multiplier per lane.
-template <class S, bool Signed>
-struct QDwcRequant {
-  typename S::VI off;
-  typename S::V scale, min, max;
-  bool has_scale, clamp;
-  float lo, hi;
-  int32_t zp;
-  QDwcRequant(const QTileArgs& t, const int32_t* offsets, const float* scales) {
-    off = S::loadi(offsets);
-    has_scale = t.row_scale != nullptr;
-    scale = S::loadf(scales);
-    clamp = t.clamp;
-    min = S::set1(t.min);
-    max = S::set1(t.max);
-    lo = static_cast<float>((Signed ? -128 : 0) - t.zero_point);
-    hi = static_cast<float>((Signed ? 127 : 255) - t.zero_point);
-    zp = t.zero_point;
-  }
-  template <class VI>
-  [[gnu::always_inline]] void store(VI a, void* dst) const {
-    using Out = std::conditional_t<Signed, int8_t, uint8_t>;
-    typename S::V v = S::cvt(S::addi(reinterpret_cast<typename S::VI>(a), off));
-    if (has_scale) v = S::mul(v, scale);
-    if (clamp) v = S::min_keep(S::max_keep(v, min), max);
-    S::template store_q<Signed>(static_cast<Out*>(dst), v, lo, hi, zp);
-  }
-};
-
 // Channels [0, n) (n <= W) of a depthwise conv: channel c reads x + c * in_plane, has taps
 // wt[c * nt ..] (zero point subtracted) and t's row parameters at index c, and writes the plane
 // at t.c + c * oh * ow outputs.
@@ -265,10 +237,10 @@ void q_depthwise_channels(const QDepthwisePlane& g, const void* x, int64_t in_pl
       // Requantized pixel by pixel into `sums` (as bytes), then each lane to its plane.
       uint8_t* bytes = reinterpret_cast<uint8_t*>(sums);
       if (t.output == OutputType::U8) {
-        const QDwcRequant<S, false> rq(t, offsets, scales);
+        const QDwRequant<S, false> rq(t, S::loadi(offsets), S::loadf(scales));
         run([&](int64_t p, auto a) { rq.store(a, bytes + p * W); });
       } else {
-        const QDwcRequant<S, true> rq(t, offsets, scales);
+        const QDwRequant<S, true> rq(t, S::loadi(offsets), S::loadf(scales));
         run([&](int64_t p, auto a) { rq.store(a, bytes + p * W); });
       }
       int64_t p0 = 0;

@@ -419,17 +419,22 @@ struct QDwRequant {
   bool has_scale, clamp;
   float lo, hi;
   int32_t zp;
-  explicit QDwRequant(const QTileArgs& t) {
-    off = S::set1i(t.row_offset ? t.row_offset[0] : 0);
-    has_scale = t.row_scale != nullptr;
-    scale = S::set1(has_scale ? t.row_scale[0] : 1.0f);
-    clamp = t.clamp;
-    min = S::set1(t.min);
-    max = S::set1(t.max);
-    lo = static_cast<float>((Signed ? -128 : 0) - t.zero_point);
-    hi = static_cast<float>((Signed ? 127 : 255) - t.zero_point);
-    zp = t.zero_point;
-  }
+  // One channel's parameters (row 0 of t) in every lane: a plane.
+  explicit QDwRequant(const QTileArgs& t)
+      : QDwRequant(t, S::set1i(t.row_offset ? t.row_offset[0] : 0),
+                   S::set1(t.row_scale ? t.row_scale[0] : 1.0f)) {}
+  // One channel per lane (the channel blocks of qdepthwise_channels_impl.h): the lanes' offsets
+  // and multipliers (unused when t has no row_scale).
+  QDwRequant(const QTileArgs& t, typename S::VI offsets, typename S::V scales)
+      : off(offsets),
+        scale(scales),
+        min(S::set1(t.min)),
+        max(S::set1(t.max)),
+        has_scale(t.row_scale != nullptr),
+        clamp(t.clamp),
+        lo(static_cast<float>((Signed ? -128 : 0) - t.zero_point)),
+        hi(static_cast<float>((Signed ? 127 : 255) - t.zero_point)),
+        zp(t.zero_point) {}
   // Stores the W requantized sums at dst.
   template <class VI>
   [[gnu::always_inline]] void store(VI a, void* dst) const {

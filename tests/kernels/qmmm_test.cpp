@@ -302,15 +302,53 @@ TEST(Qmmm, DefaultKernelFollowsActiveIsa) {
 
 namespace {
 
+// A depthwise geometry: plane, kernel, strides, dilations, padding (top, left, bottom, right).
+struct DwCase {
+  int64_t h, w, kh, kw, sh, sw, dh, dw, pt, pl, pb, pr;
+};
+
+kiln::kernels::QDepthwisePlane plane_of(const DwCase& c) {
+  return {c.h,
+          c.w,
+          (c.h + c.pt + c.pb - c.dh * (c.kh - 1) - 1) / c.sh + 1,
+          (c.w + c.pl + c.pr - c.dw * (c.kw - 1) - 1) / c.sw + 1,
+          c.kh,
+          c.kw,
+          c.sh,
+          c.sw,
+          c.dh,
+          c.dw,
+          c.pt,
+          c.pl};
+}
+
+// Random geometries appended to `all` until it holds `count`: planes of 1 to max_dim, kernels of
+// 1 to max_k, strides 1 to 3, dilations 1 and 2, padding 0 to 3, each kernel fitting its padded
+// plane.
+void add_random_cases(std::mt19937& rng, std::vector<DwCase>& all, size_t count, int max_dim,
+                      int max_k) {
+  std::uniform_int_distribution<int> dim(1, max_dim), ks(1, max_k), st(1, 3), dl(1, 2), pd(0, 3);
+  while (all.size() < count) {
+    DwCase c{dim(rng), dim(rng), ks(rng), ks(rng), st(rng), st(rng),
+             dl(rng),  dl(rng),  pd(rng), pd(rng), pd(rng), pd(rng)};
+    if (c.h + c.pt + c.pb < c.dh * (c.kh - 1) + 1 || c.w + c.pl + c.pr < c.dw * (c.kw - 1) + 1)
+      continue;
+    all.push_back(c);
+  }
+}
+
+testing::Message describe(const DwCase& c) {
+  return testing::Message() << c.h << "x" << c.w << " k" << c.kh << "x" << c.kw << " s" << c.sh
+                            << "," << c.sw << " d" << c.dh << "," << c.dw << " p" << c.pt << ","
+                            << c.pl << "," << c.pb << "," << c.pr;
+}
+
 // The depthwise plane of every kernel against direct loops: odd and random planes, kernels,
 // strides 1 to 3, dilation, asymmetric padding, u8 and s8 inputs. Integer sums: exact; the
 // requantized u8 / i8 planes: exactly the scalar epilogue of those sums.
 TEST(QDepthwise, EveryKernelMatchesDirectLoops) {
   std::mt19937 rng(7);
-  struct Case {
-    int64_t h, w, kh, kw, sh, sw, dh, dw, pt, pl, pb, pr;
-  };
-  const Case cases[] = {
+  const DwCase cases[] = {
       {7, 9, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
       {8, 8, 3, 3, 2, 2, 1, 1, 0, 0, 1, 1},
       {5, 17, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1},
@@ -329,7 +367,7 @@ TEST(QDepthwise, EveryKernelMatchesDirectLoops) {
       {9, 50, 3, 5, 1, 3, 1, 1, 1, 2, 1, 2}};
   // Random geometries: odd and tiny planes (rows shorter than one vector, 7 and 14 wide as
   // mobilenet's last stages), kernels 1 to 7 wide, strides 1 to 3, dilations, uneven padding.
-  std::vector<Case> all(std::begin(cases), std::end(cases));
+  std::vector<DwCase> all(std::begin(cases), std::end(cases));
   all.push_back({7, 7, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1});
   all.push_back({14, 14, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1});
   all.push_back({28, 28, 3, 3, 2, 2, 1, 1, 0, 0, 1, 1});
@@ -347,34 +385,13 @@ TEST(QDepthwise, EveryKernelMatchesDirectLoops) {
   all.push_back({6, 10, 2, 2, 1, 1, 1, 1, 0, 0, 1, 1});
   all.push_back({4, 30, 3, 5, 1, 1, 1, 1, 1, 2, 1, 2});
   all.push_back({12, 12, 7, 7, 1, 1, 1, 1, 3, 3, 3, 3});
-  std::uniform_int_distribution<int> dim(1, 40), ks(1, 7), st(1, 3), dl(1, 2), pd(0, 3);
-  while (all.size() < std::size(cases) + 13 + 40) {
-    Case c{dim(rng), dim(rng), ks(rng), ks(rng), st(rng), st(rng),
-           dl(rng),  dl(rng),  pd(rng), pd(rng), pd(rng), pd(rng)};
-    if (c.h + c.pt + c.pb < c.dh * (c.kh - 1) + 1 || c.w + c.pl + c.pr < c.dw * (c.kw - 1) + 1)
-      continue;
-    all.push_back(c);
-  }
+  add_random_cases(rng, all, std::size(cases) + 13 + 40, 40, 7);
   std::uniform_int_distribution<int> byte(0, 255), wd(-255, 255);
   for (const QMicroKernel* kern : kiln::kernels::supported_q_kernels()) {
-    for (const Case& c : all) {
+    for (const DwCase& c : all) {
       for (bool is_signed : {false, true}) {
-        SCOPED_TRACE(testing::Message()
-                     << kern->name << " " << c.h << "x" << c.w << " k" << c.kh << "x" << c.kw
-                     << " s" << c.sh << "," << c.sw << " d" << c.dh << "," << c.dw << " p" << c.pt
-                     << "," << c.pl << "," << c.pb << "," << c.pr << " signed " << is_signed);
-        kiln::kernels::QDepthwisePlane g{c.h,
-                                         c.w,
-                                         (c.h + c.pt + c.pb - c.dh * (c.kh - 1) - 1) / c.sh + 1,
-                                         (c.w + c.pl + c.pr - c.dw * (c.kw - 1) - 1) / c.sw + 1,
-                                         c.kh,
-                                         c.kw,
-                                         c.sh,
-                                         c.sw,
-                                         c.dh,
-                                         c.dw,
-                                         c.pt,
-                                         c.pl};
+        SCOPED_TRACE(describe(c) << " " << kern->name << " signed " << is_signed);
+        const kiln::kernels::QDepthwisePlane g = plane_of(c);
         std::vector<uint8_t> x(static_cast<size_t>(c.h * c.w));
         for (auto& v : x) v = static_cast<uint8_t>(byte(rng));
         std::vector<int32_t> wt(static_cast<size_t>(c.kh * c.kw));
@@ -451,50 +468,26 @@ TEST(QDepthwise, EveryKernelMatchesDirectLoops) {
 // kernels, dilation, 1-D rows, a plane smaller than its kernel, and random ones.
 TEST(QDepthwise, ChannelBlocksMatchPerPlane) {
   std::mt19937 rng(11);
-  struct Case {
-    int64_t h, w, kh, kw, sh, sw, dh, dw, pt, pl, pb, pr;
-  };
-  std::vector<Case> all = {
+  std::vector<DwCase> all = {
       {7, 7, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},   {14, 14, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
       {14, 14, 3, 3, 2, 2, 1, 1, 0, 0, 1, 1}, {15, 15, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1},
       {7, 7, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2},   {9, 9, 7, 7, 1, 1, 1, 1, 3, 3, 3, 3},
       {9, 13, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2},  {1, 40, 1, 7, 1, 1, 1, 1, 0, 3, 0, 3},
       {2, 2, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2},   {1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0},
       {8, 8, 3, 3, 2, 2, 1, 1, 0, 0, 0, 0},   {4, 9, 2, 2, 1, 2, 1, 1, 0, 1, 1, 0}};
-  std::uniform_int_distribution<int> dim(1, 20), ks(1, 5), st(1, 3), dl(1, 2), pd(0, 3);
-  while (all.size() < 40) {
-    Case c{dim(rng), dim(rng), ks(rng), ks(rng), st(rng), st(rng),
-           dl(rng),  dl(rng),  pd(rng), pd(rng), pd(rng), pd(rng)};
-    if (c.h + c.pt + c.pb < c.dh * (c.kh - 1) + 1 || c.w + c.pl + c.pr < c.dw * (c.kw - 1) + 1)
-      continue;
-    all.push_back(c);
-  }
+  add_random_cases(rng, all, 40, 20, 5);
   std::uniform_int_distribution<int> byte(0, 255), wd(-255, 255), off(-3000, 3000);
   std::uniform_real_distribution<float> sc(0.001f, 0.05f);
   for (const QMicroKernel* kern : kiln::kernels::supported_q_kernels()) {
     const int64_t lanes = kern->dw_lanes;
-    for (const Case& c : all) {
-      kiln::kernels::QDepthwisePlane g{c.h,
-                                       c.w,
-                                       (c.h + c.pt + c.pb - c.dh * (c.kh - 1) - 1) / c.sh + 1,
-                                       (c.w + c.pl + c.pr - c.dw * (c.kw - 1) - 1) / c.sw + 1,
-                                       c.kh,
-                                       c.kw,
-                                       c.sh,
-                                       c.sw,
-                                       c.dh,
-                                       c.dw,
-                                       c.pt,
-                                       c.pl};
+    for (const DwCase& c : all) {
+      const kiln::kernels::QDepthwisePlane g = plane_of(c);
       const int64_t nt = c.kh * c.kw, plane = g.oh * g.ow, in_plane = c.h * c.w + 5;
       for (int64_t nch : {int64_t{1}, lanes - 1, lanes}) {
         if (nch < 1) continue;
         for (bool is_signed : {false, true}) {
-          SCOPED_TRACE(testing::Message()
-                       << kern->name << " " << c.h << "x" << c.w << " k" << c.kh << "x" << c.kw
-                       << " s" << c.sh << "," << c.sw << " d" << c.dh << "," << c.dw << " p" << c.pt
-                       << "," << c.pl << "," << c.pb << "," << c.pr << " channels " << nch
-                       << " signed " << is_signed);
+          SCOPED_TRACE(describe(c)
+                       << " " << kern->name << " channels " << nch << " signed " << is_signed);
           std::vector<uint8_t> x(static_cast<size_t>(nch * in_plane));
           for (auto& v : x) v = static_cast<uint8_t>(byte(rng));
           std::vector<int32_t> wt(static_cast<size_t>(nch * nt)), offsets(static_cast<size_t>(nch));
