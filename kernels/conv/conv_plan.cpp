@@ -151,8 +151,8 @@ ConvPlan ConvKernel::plan(const ConvGeometry& geo, int threads) const {
     p.threads = static_cast<int>(std::clamp<int64_t>(
         group_ * l.tiles * tile_positions * mg * kin / (2 * kMinPieceFma), 1, p.threads));
     p.grain = std::max<int64_t>(1, kMinPieceFma / std::max<int64_t>(item_fma, 1));
-    p.padded_at = 0;
-    p.scratch_floats = lines(l.planes_floats);
+    p.per_slot = lines(l.group_floats);
+    p.scratch_floats = p.per_slot * static_cast<size_t>(p.threads);
     return p;
   }
   if (winograd_ && (packed_.empty() || winograd_pays(*kernel_, mg, cg, geo))) {
@@ -237,15 +237,13 @@ void ConvKernel::run(const ConvPlan& p, const float* x, const Epilogue& ep, floa
     a.geo = geo;
     a.ep = &ep;
     a.y = y;
-    a.planes = scratch + p.padded_at;
     const GroupedConvLayout& l = p.grouped;
-    // The padded planes first (a thread per 32K floats at most), then the tiles.
     parallel_for(
-        group_ * cg, [&](int64_t c0, int64_t c1) { grouped_conv_pad(a, l, c0, c1); }, p.threads,
-        (kMinPieceWork + l.channel_stride - 1) / l.channel_stride);
-    parallel_for(
-        l.items, [&](int64_t i0, int64_t i1) { grouped_conv_items(a, l, i0, i1, isa_); }, p.threads,
-        p.grain);
+        l.items,
+        [&](int64_t i0, int64_t i1) {
+          grouped_conv_run(a, l, i0, i1, scratch + p.per_slot * current_thread_slot(), isa_);
+        },
+        p.threads, p.grain);
     return;
   }
   for (int64_t g = 0; g < group_; g++) {

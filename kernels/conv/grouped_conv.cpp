@@ -77,8 +77,8 @@ inline void split_even_odd(const float* __restrict s, int64_t n, float* __restri
 }  // namespace
 
 void grouped_conv_items_generic(const GroupedConvArgs& a, const GroupedConvLayout& l, int64_t i0,
-                                int64_t i1) {
-  grouped_conv_body(a, l, i0, i1);
+                                int64_t i1, const float* planes) {
+  grouped_conv_body(a, l, i0, i1, planes);
 }
 
 bool grouped_conv_supported(const ConvGeometry& g) {
@@ -116,8 +116,8 @@ GroupedConvLayout grouped_conv_layout(int64_t group, int64_t channels_per_group,
   // (into the next plane's finite values, and after the last plane, this slack).
   l.plane = l.ph * l.pw;
   l.channel_stride = l.sy * l.sx * l.plane;
-  l.planes_floats = round16(group * channels_per_group * l.channel_stride +
-                            (l.row_vectors + 1) * l.lanes + reach_x);
+  l.group_floats =
+      round16(channels_per_group * l.channel_stride + (l.row_vectors + 1) * l.lanes + reach_x);
   l.rows = shape.rows;
   l.row_blocks = (outputs_per_group + l.rows - 1) / l.rows;
   l.items = group * l.tiles * l.row_blocks;
@@ -138,9 +138,10 @@ std::vector<float> grouped_conv_weights(const float* w, int64_t out_channels, in
   return out;
 }
 
-void grouped_conv_pad(const GroupedConvArgs& a, const GroupedConvLayout& l, int64_t c0,
-                      int64_t c1) {
+void grouped_conv_pad(const GroupedConvArgs& a, const GroupedConvLayout& l, int64_t grp,
+                      float* planes) {
   const ConvGeometry& g = a.geo;
+  const int64_t c0 = grp * a.in_per_group, c1 = c0 + a.in_per_group;
   const int64_t ih = g.in[1], iw = g.in[2];
   // Phase fx of a row: padded column px = x + pad, x0 is the first input column of the phase,
   // col0 its column in the plane, count the input columns it takes.
@@ -155,22 +156,21 @@ void grouped_conv_pad(const GroupedConvArgs& a, const GroupedConvLayout& l, int6
     return p;
   };
   auto plane_row = [&](int64_t c, int64_t fy, int64_t fx, int64_t r) {
-    return a.planes + c * l.channel_stride + (fy * l.sx + fx) * l.plane + r * l.pw;
+    return planes + (c - c0) * l.channel_stride + (fy * l.sx + fx) * l.plane + r * l.pw;
   };
   // The input row of plane row r of phase row fy (outside the input: none).
   auto input_row = [&](int64_t c, int64_t fy, int64_t r) -> const float* {
     const int64_t y = r * l.sy + fy - g.pad[1];
     return y < 0 || y >= ih ? nullptr : a.x + (c * ih + y) * iw;
   };
-  // Short rows (7x7 to 28x28 planes): the channels' planes zeroed by one memset, then only the
+  // Short rows (7x7 to 28x28 planes): the group's planes zeroed by one memset, then only the
   // input columns copied; the zero borders and rows cost a branchy call per row each (a stride-2
   // 400-channel 14x14 -> 7x7 conv pads 7200 rows: half its time went to the padding). Longer
   // rows: every float written once, input rows with their zero borders, rows outside the input
   // zeros.
   const bool zeroed = l.pw <= 64;
   if (zeroed) {
-    std::memset(a.planes + c0 * l.channel_stride, 0,
-                static_cast<size_t>((c1 - c0) * l.channel_stride) * sizeof(float));
+    std::memset(planes, 0, static_cast<size_t>((c1 - c0) * l.channel_stride) * sizeof(float));
   }
   auto zero = [zeroed](float* d, int64_t n) {
     if (!zeroed) zero_short(d, n);
@@ -233,26 +233,30 @@ void grouped_conv_pad(const GroupedConvArgs& a, const GroupedConvLayout& l, int6
   }
   // The slack after the last plane, read by the last tiles' whole vectors (their lanes past the
   // outputs; earlier planes' reads past their end land in the next plane).
-  if (c1 == a.group * a.in_per_group) {
-    std::memset(a.planes + c1 * l.channel_stride, 0,
-                static_cast<size_t>(l.planes_floats - c1 * l.channel_stride) * sizeof(float));
-  }
+  const int64_t used = (c1 - c0) * l.channel_stride;
+  std::memset(planes + used, 0, static_cast<size_t>(l.group_floats - used) * sizeof(float));
 }
 
-void grouped_conv_items(const GroupedConvArgs& a, const GroupedConvLayout& l, int64_t i0,
-                        int64_t i1, Isa isa) {
-  switch (isa) {
+void grouped_conv_run(const GroupedConvArgs& a, const GroupedConvLayout& l, int64_t i0, int64_t i1,
+                      float* slot, Isa isa) {
+  const int64_t per_group = l.items / a.group;
+  for (int64_t i = i0; i < i1;) {
+    const int64_t grp = i / per_group, end = std::min(i1, (grp + 1) * per_group);
+    grouped_conv_pad(a, l, grp, slot);
+    switch (isa) {
 #if defined(__x86_64__)
-    case Isa::Avx512:
-      grouped_conv_items_avx512(a, l, i0, i1);
-      return;
-    case Isa::Avx2:
-      grouped_conv_items_avx2(a, l, i0, i1);
-      return;
+      case Isa::Avx512:
+        grouped_conv_items_avx512(a, l, i, end, slot);
+        break;
+      case Isa::Avx2:
+        grouped_conv_items_avx2(a, l, i, end, slot);
+        break;
 #endif
-    default:
-      grouped_conv_items_generic(a, l, i0, i1);
-      return;
+      default:
+        grouped_conv_items_generic(a, l, i, end, slot);
+        break;
+    }
+    i = end;
   }
 }
 

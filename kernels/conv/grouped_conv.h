@@ -2,15 +2,18 @@
 // ShuffleNet-v1) computed directly, all groups in one pass, without im2col panels. Vectorized
 // per ISA (one source, kernels/conv/grouped_conv_impl.h, compiled with each ISA's flags).
 //
-// The input is copied once into zero-padded polyphase planes (stride (sy, sx): sy * sx planes per
-// channel, padded pixel (py, px) in plane (py % sy, px % sx) at [(py / sy) * pw + px / sx]), so
-// every tap of every output reads one plane at a fixed offset from the output's flat index
-// q = oy * pw + ox, whatever the stride and dilation. Each output row is cut into vectors (the
-// last one partial when the row is not a whole number of vectors); a tile is R output channels
-// of one group by up to 3 consecutive vectors, summed in registers over the group's channels and
-// taps (the weights broadcast, the input loaded unaligned). The sums go through the fused
-// epilogue's register stage (same code as the micro-kernels, kernels/epilogue_impl.h) straight
-// into the output, a partial vector under its lane count, then the post steps.
+// The input is copied, one group at a time, into zero-padded polyphase planes (stride (sy, sx):
+// sy * sx planes per channel, padded pixel (py, px) in plane (py % sy, px % sx) at
+// [(py / sy) * pw + px / sx]), so every tap of every output reads one plane at a fixed offset
+// from the output's flat index q = oy * pw + ox, whatever the stride and dilation. The group's
+// tiles run right after its planes are written, while they are in cache (each thread pads the
+// groups of its items into its own slot: a group split between two threads is padded twice). Each
+// output row is cut into vectors (the last one partial when the row is not a whole number of
+// vectors); a tile is R output channels of one group by up to 3 consecutive vectors, summed in
+// registers over the group's channels and taps (the weights broadcast, the input loaded unaligned).
+// The sums go through the fused epilogue's register stage (same code as the micro-kernels,
+// kernels/epilogue_impl.h) straight into the output, a partial vector under its lane count, then
+// the post steps.
 //
 // Every output is one sum in a fixed order (channels, then taps), so results do not depend on
 // how the items are split between threads.
@@ -34,7 +37,7 @@ struct GroupedConvLayout {
   int64_t sy = 1, sx = 1, ph = 0, pw = 0;
   int64_t plane = 0;           // floats per phase plane
   int64_t channel_stride = 0;  // floats per channel (sy * sx planes)
-  int64_t planes_floats = 0;   // the padded planes of all channels, and slack for whole vectors
+  int64_t group_floats = 0;    // one group's padded planes, and slack for whole vectors
   int64_t lanes = 0;           // floats per vector of the ISA
   int64_t row_vectors = 0;     // vectors per output row (the last one partial when ow % lanes)
   int64_t vectors = 0;         // vectors per output plane (out rows x row_vectors)
@@ -58,23 +61,24 @@ struct GroupedConvArgs {
   ConvGeometry geo;
   const Epilogue* ep = nullptr;  // row operands per output channel, residual / col over the plane
   float* y = nullptr;            // out channels planes of geo.out
-  float* planes = nullptr;       // layout.planes_floats floats
 };
 
-// Fills the padded planes of channels [c0, c1).
-void grouped_conv_pad(const GroupedConvArgs& a, const GroupedConvLayout& l, int64_t c0, int64_t c1);
-// Computes items [i0, i1) (after every channel's planes are padded).
-void grouped_conv_items(const GroupedConvArgs& a, const GroupedConvLayout& l, int64_t i0,
-                        int64_t i1, Isa isa);
+// Items [i0, i1), group by group: each group's planes padded into `slot` (layout.group_floats
+// floats), then its items computed from there.
+void grouped_conv_run(const GroupedConvArgs& a, const GroupedConvLayout& l, int64_t i0, int64_t i1,
+                      float* slot, Isa isa);
+// Fills the padded planes of group `grp` (and the slack after them) at `planes`.
+void grouped_conv_pad(const GroupedConvArgs& a, const GroupedConvLayout& l, int64_t grp,
+                      float* planes);
 
-// Per-ISA bodies.
+// Per-ISA bodies: items [i0, i1) of one group, whose padded planes are at `planes`.
 void grouped_conv_items_generic(const GroupedConvArgs& a, const GroupedConvLayout& l, int64_t i0,
-                                int64_t i1);
+                                int64_t i1, const float* planes);
 #if defined(__x86_64__)
 void grouped_conv_items_avx2(const GroupedConvArgs& a, const GroupedConvLayout& l, int64_t i0,
-                             int64_t i1);
+                             int64_t i1, const float* planes);
 void grouped_conv_items_avx512(const GroupedConvArgs& a, const GroupedConvLayout& l, int64_t i0,
-                               int64_t i1);
+                               int64_t i1, const float* planes);
 #endif
 
 }  // namespace kiln::kernels

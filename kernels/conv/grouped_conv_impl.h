@@ -160,8 +160,9 @@ GcTileFn gc_tile_for(int r, int v) {
   }
 }
 
+// Items [i0, i1) of one group, its padded planes at `planes`.
 inline void grouped_conv_body(const GroupedConvArgs& a, const GroupedConvLayout& l, int64_t i0,
-                              int64_t i1) {
+                              int64_t i1, const float* planes) {
   const ConvGeometry& g = a.geo;
   const int64_t kh = g.kernel[1], kw = g.kernel[2], taps = kh * kw;
   const int64_t cg = a.in_per_group, mg = a.out_per_group;
@@ -192,10 +193,9 @@ inline void grouped_conv_body(const GroupedConvArgs& a, const GroupedConvLayout&
       vecs.n[v] = static_cast<int>(std::min<int64_t>(kGcW, ow - ox));
     }
     const int64_t r0 = rb * l.rows, rows = std::min(l.rows, mg - r0);
-    const float* in = a.planes + grp * cg * l.channel_stride;
     const float* w = a.w + grp * cg * taps * mg + r0;
     const int64_t o0 = grp * mg + r0;
-    gc_tile_for(static_cast<int>(rows), count)(in, l.channel_stride, off, taps, cg, w, mg, vecs,
+    gc_tile_for(static_cast<int>(rows), count)(planes, l.channel_stride, off, taps, cg, w, mg, vecs,
                                                whole, o0);
     if (ep.post_count > 0) {
       // The tile's outputs are one run of each output channel's plane.
