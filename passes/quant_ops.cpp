@@ -6,6 +6,7 @@
 
 #include "core/patch.h"
 #include "ops/elementwise/binary.h"
+#include "ops/elementwise/unary.h"
 #include "ops/nn/conv.h"
 #include "ops/nn/gemm.h"
 #include "ops/nn/matmul.h"
@@ -221,6 +222,42 @@ OpPtr make_matmul(const Fact& xf, const QParams& xq, const Tensor& w, bool trans
   return std::make_shared<ops::QMatMulPacked>(std::move(p));
 }
 
+// Q(DQ(a) + DQ(b)) with `add` the Add and `yq` the Q's parameters: QAdd's parameters and its
+// 8-bit inputs a, b, when both are per tensor, of one shape, and not constants.
+struct QAddMatch {
+  ops::QAddParams params;
+  Outlet a, b;
+};
+std::optional<QAddMatch> qadd_match(const Graph& graph, const Node& add, const QParams& yq) {
+  const auto* bin = op_as<ops::Binary>(add);
+  if (!bin || bin->kind() != ops::BinaryKind::Add || add.inputs.size() != 2 ||
+      add.outputs.size() != 1)
+    return std::nullopt;
+  auto da = dequant_of(graph, add.inputs[0]);
+  auto db = dequant_of(graph, add.inputs[1]);
+  if (!da || !db || da->q.scale.size() != 1 || da->q.zp.size() != 1 || db->q.scale.size() != 1 ||
+      db->q.zp.size() != 1)
+    return std::nullopt;
+  const Fact& fa = graph.fact(da->x);
+  const Fact& fb = graph.fact(db->x);
+  if (!is_q8(fa.dt) || !is_q8(fb.dt) || fa.value || fb.value || fa.shape != fb.shape ||
+      graph.fact({add.id, 0}).dt != DatumType::F32)
+    return std::nullopt;
+  QAddMatch m;
+  m.params.a_scale = da->q.scale[0];
+  m.params.b_scale = db->q.scale[0];
+  m.params.y_scale = yq.scale[0];
+  m.params.a_zp = da->q.zp[0];
+  m.params.b_zp = db->q.zp[0];
+  m.params.y_zp = yq.zp[0];
+  m.params.a_signed = fa.dt == DatumType::I8;
+  m.params.b_signed = fb.dt == DatumType::I8;
+  m.params.y_signed = yq.is_signed;
+  m.a = da->x;
+  m.b = db->x;
+  return m;
+}
+
 QParams const_params(const Graph& g, Outlet s, Outlet z, bool* ok) {
   QParams q;
   const Tensor* st = cval(g, s);
@@ -317,6 +354,21 @@ size_t QuantOps::run(Graph& graph) {
       patch.shunt({nid, 0}, {f, 0});
       continue;
     }
+    if (const auto* u = op_as<ops::Unary>(p);
+        u && u->kind() == ops::UnaryKind::Relu && p.inputs.size() == 1 && p.inputs[0].present() &&
+        p.outputs.size() == 1 && yq->scale[0] > 0 && single_consumer(uses, p.inputs[0]) == p.id) {
+      // Q(Relu(DQ(a) + DQ(b))): a ResNet-style block's residual Add and Relu. Q is monotonic and
+      // Q(0) is the zero point, so Q(Relu(v)) = max(Q(v), zero point): a QAdd whose output is
+      // clamped below at the zero point, bitwise the chain.
+      const Node& add = graph.node(p.inputs[0].node);
+      if (auto m = qadd_match(graph, add, *yq)) {
+        m->params.relu = true;
+        int f = patch.add_node(std::string(p.name), std::make_shared<ops::QAdd>(m->params),
+                               {m->a, m->b});
+        patch.shunt({nid, 0}, {f, 0});
+      }
+      continue;
+    }
     if (p.outputs.size() != 1 || p.inputs.size() < 2) continue;
     if (op_as<ops::Concat>(p)) {
       // Q(Concat(DQ(x_0), DQ(x_1), ...)), all per tensor: a Concat of the 8-bit tensors, each
@@ -353,29 +405,10 @@ size_t QuantOps::run(Graph& graph) {
       patch.shunt({nid, 0}, {f, 0});
       continue;
     }
-    if (const auto* add = op_as<ops::Binary>(p); add && add->kind() == ops::BinaryKind::Add) {
+    if (auto m = qadd_match(graph, p, *yq)) {
       // Q(DQ(a) + DQ(b)), both per tensor, one shape: QAdd on the 8-bit tensors.
-      auto da = dequant_of(graph, p.inputs[0]);
-      auto db = dequant_of(graph, p.inputs[1]);
-      if (!da || !db || da->q.scale.size() != 1 || da->q.zp.size() != 1 ||
-          db->q.scale.size() != 1 || db->q.zp.size() != 1)
-        continue;
-      const Fact& fa = graph.fact(da->x);
-      const Fact& fb = graph.fact(db->x);
-      if (!is_q8(fa.dt) || !is_q8(fb.dt) || fa.value || fb.value || fa.shape != fb.shape ||
-          graph.fact({p.id, 0}).dt != DatumType::F32)
-        continue;
-      ops::QAddParams qp;
-      qp.a_scale = da->q.scale[0];
-      qp.b_scale = db->q.scale[0];
-      qp.y_scale = yq->scale[0];
-      qp.a_zp = da->q.zp[0];
-      qp.b_zp = db->q.zp[0];
-      qp.y_zp = yq->zp[0];
-      qp.a_signed = fa.dt == DatumType::I8;
-      qp.b_signed = fb.dt == DatumType::I8;
-      qp.y_signed = yq->is_signed;
-      int f = patch.add_node(std::string(p.name), std::make_shared<ops::QAdd>(qp), {da->x, db->x});
+      int f =
+          patch.add_node(std::string(p.name), std::make_shared<ops::QAdd>(m->params), {m->a, m->b});
       patch.shunt({nid, 0}, {f, 0});
       continue;
     }

@@ -12,12 +12,19 @@ namespace {
 
 using quant::q8;
 
+template <class T>
+void clamp_below(T* __restrict y, int64_t n, T lo) {
+  for (int64_t i = 0; i < n; i++) y[i] = y[i] < lo ? lo : y[i];
+}
+
 }  // namespace
 
 Attributes QAdd::attributes() const {
-  return {{"a", fmt::format("{}*({}-{})", p_.a_scale, name_of(q8(p_.a_signed)), p_.a_zp)},
-          {"b", fmt::format("{}*({}-{})", p_.b_scale, name_of(q8(p_.b_signed)), p_.b_zp)},
-          {"y", fmt::format("{}*({}-{})", p_.y_scale, name_of(q8(p_.y_signed)), p_.y_zp)}};
+  Attributes a{{"a", fmt::format("{}*({}-{})", p_.a_scale, name_of(q8(p_.a_signed)), p_.a_zp)},
+               {"b", fmt::format("{}*({}-{})", p_.b_scale, name_of(q8(p_.b_signed)), p_.b_zp)},
+               {"y", fmt::format("{}*({}-{})", p_.y_scale, name_of(q8(p_.y_signed)), p_.y_zp)}};
+  if (p_.relu) a.push_back({"relu", "1"});
+  return a;
 }
 
 std::vector<Fact> QAdd::output_facts(const FactRefs& inputs) const {
@@ -46,6 +53,14 @@ void QAdd::eval(EvalContext& ctx, const TensorRefs& inputs) const {
                           kernels::Q8{p_.a_scale, p_.a_zp, p_.a_signed},
                           kernels::Q8{p_.b_scale, p_.b_zp, p_.b_signed},
                           kernels::Q8{p_.y_scale, p_.y_zp, p_.y_signed});
+  if (p_.relu) {
+    // Bytes still in cache; a loop the compiler vectorizes (max on u8 / i8 lanes).
+    if (p_.y_signed) {
+      clamp_below(static_cast<int8_t*>(y.raw_data()), y.numel(), static_cast<int8_t>(p_.y_zp));
+    } else {
+      clamp_below(static_cast<uint8_t*>(y.raw_data()), y.numel(), static_cast<uint8_t>(p_.y_zp));
+    }
+  }
 }
 
 Cost QAdd::cost(const FactRefs& inputs) const {

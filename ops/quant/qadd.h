@@ -1,5 +1,6 @@
 // The QDQ residual Add on the 8-bit tensors themselves:
-//   y = QuantizeLinear(DequantizeLinear(a) + DequantizeLinear(b))
+//   y = QuantizeLinear(DequantizeLinear(a) + DequantizeLinear(b))   (optionally with a Relu
+//                                                                      before the QuantizeLinear)
 // with one scale and zero point per tensor (a, b and y u8 / i8, a and b of one shape). Made by
 // passes/quant_ops from DequantizeLinear -> Add -> QuantizeLinear chains (mobilenet's and the
 // TDNN's residual connections): one pass over the bytes instead of two float tensors written
@@ -16,6 +17,9 @@ struct QAddParams {
   float a_scale = 1, b_scale = 1, y_scale = 1;
   int32_t a_zp = 0, b_zp = 0, y_zp = 0;
   bool a_signed = false, b_signed = false, y_signed = false;
+  // A Relu between the Add and the QuantizeLinear: y = max(y, y_zp), exact (Q is monotonic and
+  // Q(0) = y_zp).
+  bool relu = false;
 };
 
 class QAdd : public Op {

@@ -7,6 +7,8 @@
 #include <random>
 #include <string>
 
+#include "ops/elementwise/binary.h"
+#include "ops/elementwise/unary.h"
 #include "ops/nn/pool.h"
 #include "ops/quant/dequantize_linear.h"
 #include "ops/quant/quantize_linear.h"
@@ -116,6 +118,48 @@ TEST(QuantMaxPool, FloatInputIsQuantizedFirst) {
   EXPECT_EQ(compute_ops(g), "QuantizeLinear MaxPoolValues");
   // Values beyond the quantized range on both sides: saturation commutes with max too.
   expect_bitwise(before, g, {random_tensor({1, 4, 7, 8}, 9, -4, 4)});
+}
+
+// Q(Relu(DQ(a) + DQ(b))) (a residual block's Add and Relu) becomes one QAdd clamped at the
+// output zero point; the Add alone (no Relu) a plain QAdd; a Relu whose Add has another reader
+// stays float. Bitwise the chain either way.
+TEST(QuantMaxPool, ResidualAddAndReluRunOnBytes) {
+  for (int variant = 0; variant < 3; variant++) {
+    SCOPED_TRACE(::testing::Message() << "variant " << variant);
+    Graph g;
+    Outlet a = g.add_source("a", Fact(DatumType::U8, Shape{1, 4, 9, 9}));
+    Outlet b = g.add_source("b", Fact(DatumType::U8, Shape{1, 4, 9, 9}));
+    Outlet da = dq(g, "dqa", a, 0.031f, 3, false);
+    Outlet db = dq(g, "dqb", b, 0.04f, 200, false);
+    Outlet sum = {g.add_node("add", std::make_shared<ops::Binary>(ops::BinaryKind::Add), {da, db}),
+                  0};
+    Outlet y = sum;
+    if (variant != 1)
+      y = {g.add_node("relu", std::make_shared<ops::Unary>(ops::UnaryKind::Relu), {sum}), 0};
+    Outlet sc = g.add_const("q.s", Tensor::scalar<float>(0.05f));
+    int q = g.add_node("q", std::make_shared<ops::QuantizeLinear>(1, DatumType::U8),
+                       {y, sc, zp_const(g, "q.z", 90, false)});
+    if (variant == 2) {
+      g.set_outputs({{q, 0}, sum}, {"y", "sum"});
+    } else {
+      g.set_outputs({{q, 0}}, {"y"});
+    }
+    g.analyse();
+    Graph before = g;
+    passes::optimize_passes().run(g);
+    if (variant == 2) {
+      EXPECT_NE(compute_ops(g).find("Relu"), std::string::npos) << compute_ops(g);
+      continue;
+    }
+    EXPECT_EQ(compute_ops(g), "QAdd");
+    bool relu = false;
+    for (const Node& n : g.nodes()) {
+      for (const auto& [k, v] : n.op->attributes()) relu |= k == "relu";
+    }
+    EXPECT_EQ(relu, variant == 0);
+    expect_bitwise(before, g,
+                   {random_bytes({1, 4, 9, 9}, 7, false), random_bytes({1, 4, 9, 9}, 8, false)});
+  }
 }
 
 }  // namespace

@@ -1,7 +1,8 @@
-// QAdd and QRequant against the chains they replace (DequantizeLinear, Add, QuantizeLinear: bitwise
-// equal), and QLinearMatMul's per-tensor 8-bit path (two activations, batch broadcast, on the int8
-// kernels) against i64 sums requantized in double as the operator defines it: within one step, and
-// exact on >= 99% of the elements (the kernels' float multiplier may round a tie the other way).
+// QAdd and QRequant against the chains they replace (DequantizeLinear, Add, [Relu,] QuantizeLinear:
+// bitwise equal), and QLinearMatMul's per-tensor 8-bit path (two activations, batch broadcast, on
+// the int8 kernels) against i64 sums requantized in double as the operator defines it: within one
+// step, and exact on >= 99% of the elements (the kernels' float multiplier may round a tie the
+// other way).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include "ops/elementwise/binary.h"
+#include "ops/elementwise/unary.h"
 #include "ops/quant/dequantize_linear.h"
 #include "ops/quant/qadd.h"
 #include "ops/quant/qlinear_matmul.h"
@@ -45,11 +47,12 @@ TEST(QAdd, BitwiseAsDequantizeAddQuantize) {
   const Shape shapes[] = {{1, 24, 56, 56}, {1, 7}, {3, 5, 1}, {1}};
   int i = 0;
   for (const Shape& shape : shapes) {
-    for (int flavour = 0; flavour < 8; flavour++, i++) {
+    for (int flavour = 0; flavour < 16; flavour++, i++) {
       ops::QAddParams p;
       p.a_signed = flavour & 1;
       p.b_signed = flavour & 2;
       p.y_signed = flavour & 4;
+      p.relu = flavour & 8;
       p.a_scale = sc(rng);
       p.b_scale = i % 3 == 0 ? p.a_scale : sc(rng);
       p.y_scale = sc(rng) * 1.5f;
@@ -64,7 +67,8 @@ TEST(QAdd, BitwiseAsDequantizeAddQuantize) {
           run(dq, {a, Tensor::scalar<float>(p.a_scale), zp_tensor(p.a_zp, p.a_signed)})[0];
       const Tensor fb =
           run(dq, {b, Tensor::scalar<float>(p.b_scale), zp_tensor(p.b_zp, p.b_signed)})[0];
-      const Tensor sum = run(ops::Binary(ops::BinaryKind::Add), {fa, fb})[0];
+      Tensor sum = run(ops::Binary(ops::BinaryKind::Add), {fa, fb})[0];
+      if (p.relu) sum = run(ops::Unary(ops::UnaryKind::Relu), {sum})[0];
       const Tensor want = run(ops::QuantizeLinear(), {sum, Tensor::scalar<float>(p.y_scale),
                                                       zp_tensor(p.y_zp, p.y_signed)})[0];
       ASSERT_EQ(got.dtype(), want.dtype());
