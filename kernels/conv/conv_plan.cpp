@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstring>
 
 #include "base/error.h"
 #include "base/threading.h"
@@ -151,7 +152,7 @@ ConvPlan ConvKernel::plan(const ConvGeometry& geo, int threads) const {
     p.threads = static_cast<int>(std::clamp<int64_t>(
         group_ * l.tiles * tile_positions * mg * kin / (2 * kMinPieceFma), 1, p.threads));
     p.grain = std::max<int64_t>(1, kMinPieceFma / std::max<int64_t>(item_fma, 1));
-    p.per_slot = lines(l.group_floats);
+    p.per_slot = 16 + lines(l.group_floats);
     p.scratch_floats = p.per_slot * static_cast<size_t>(p.threads);
     return p;
   }
@@ -238,10 +239,19 @@ void ConvKernel::run(const ConvPlan& p, const float* x, const Epilogue& ep, floa
     a.ep = &ep;
     a.y = y;
     const GroupedConvLayout& l = p.grouped;
+    // Each slot: the group its planes hold (an int64 in the first line), then the planes.
+    for (int t = 0; t < p.threads; t++) {
+      const int64_t none = -1;
+      std::memcpy(scratch + p.per_slot * t, &none, sizeof(none));
+    }
     parallel_for(
         l.items,
         [&](int64_t i0, int64_t i1) {
-          grouped_conv_run(a, l, i0, i1, scratch + p.per_slot * current_thread_slot(), isa_);
+          float* slot = scratch + p.per_slot * current_thread_slot();
+          int64_t padded;
+          std::memcpy(&padded, slot, sizeof(padded));
+          grouped_conv_run(a, l, i0, i1, slot + 16, padded, isa_);
+          std::memcpy(slot, &padded, sizeof(padded));
         },
         p.threads, p.grain);
     return;

@@ -265,11 +265,12 @@ void grouped_conv_pad(const GroupedConvArgs& a, const GroupedConvLayout& l, int6
 }
 
 void grouped_conv_run(const GroupedConvArgs& a, const GroupedConvLayout& l, int64_t i0, int64_t i1,
-                      float* slot, Isa isa) {
+                      float* slot, int64_t& padded, Isa isa) {
   const int64_t per_group = l.items / a.group;
   for (int64_t i = i0; i < i1;) {
     const int64_t grp = i / per_group, end = std::min(i1, (grp + 1) * per_group);
-    grouped_conv_pad(a, l, grp, slot);
+    if (padded != grp) grouped_conv_pad(a, l, grp, slot);
+    padded = grp;
     switch (isa) {
 #if defined(__x86_64__)
       case Isa::Avx512:

@@ -64,9 +64,11 @@ struct GroupedConvArgs {
 };
 
 // Items [i0, i1), group by group: each group's planes padded into `slot` (layout.group_floats
-// floats), then its items computed from there.
+// floats), then its items computed from there. `padded`: the group whose planes the slot holds
+// (-1: none), kept from call to call (a thread's share of a parallel_for comes in several
+// pieces, often of one group: padded once, not once per piece).
 void grouped_conv_run(const GroupedConvArgs& a, const GroupedConvLayout& l, int64_t i0, int64_t i1,
-                      float* slot, Isa isa);
+                      float* slot, int64_t& padded, Isa isa);
 // Fills the padded planes of group `grp` (and the slack after them) at `planes`.
 void grouped_conv_pad(const GroupedConvArgs& a, const GroupedConvLayout& l, int64_t grp,
                       float* planes);
