@@ -508,6 +508,9 @@ int register_all() {
       benchmark::RegisterBenchmark(((t ? "pointwise_t/" : "pointwise/") + name).c_str(), pointwise,
                                    isa, t)
           ->Args({400, 49, 400})
+          ->Args({256, 3136, 256})
+          ->Args({512, 784, 512})
+          ->Args({1024, 196, 1024})
           ->Args({2048, 49, 1024})
           ->Args({1000, 169, 512})
           ->Args({256, 169, 64})
