@@ -193,19 +193,18 @@ void mmm(const MmmPlan& plan, const PanelSource& a, const PanelSource& b, const 
     const float* panels[kMaxBlock];
     for (int64_t j = jb0; j < jb1; j += block) {
       const int64_t je = std::min(jb1, j + block);
-      // Packed per run: the whole block into its own slots (a source may reuse whatever else
-      // its panel() returned).
-      if (!b_all && !b.prepacked()) {
-        b.pack_panels(j, je - j, b_panel_size, buf);
-        if (narrow && je == b_panels) narrow_panel(buf + (je - 1 - j) * b_panel_size, k, nr);
-      }
       for (int64_t jb = j; jb < je; jb++) {
         if (b_all) {
           panels[jb - j] = b_all + jb * b_panel_size;
         } else if (b.prepacked()) {
           panels[jb - j] = b.panel(jb, nullptr);
         } else {
-          panels[jb - j] = buf + (jb - j) * b_panel_size;
+          // Kept in the block's own slot: a source may reuse whatever else it returned.
+          float* dst = buf + (jb - j) * b_panel_size;
+          const float* got = b.panel(jb, dst);
+          if (got != dst) std::copy(got, got + b_panel_size, dst);
+          if (narrow && jb == b_panels - 1) narrow_panel(dst, k, nr);
+          panels[jb - j] = dst;
         }
       }
       for (int64_t ia = ia0; ia < ia1; ia++) {
@@ -266,7 +265,11 @@ void mmm(const MmmPlan& plan, const PanelSource& a, const PanelSource& b, const 
     parallel_for(
         b_panels,
         [&](int64_t p0, int64_t p1) {
-          b.pack_panels(p0, p1 - p0, b_panel_size, buf + p0 * b_panel_size);
+          for (int64_t p = p0; p < p1; p++) {
+            float* dst = buf + p * b_panel_size;
+            const float* got = b.panel(p, dst);
+            if (got != dst) std::copy(got, got + b_panel_size, dst);
+          }
         },
         threads, (kMinPieceWork + b_panel_size - 1) / std::max<int64_t>(b_panel_size, 1));
     if (narrow) narrow_panel(buf + (b_panels - 1) * b_panel_size, k, nr);

@@ -95,10 +95,6 @@ class PanelSource {
   // The packed panel p (k * w floats, 64-byte aligned); may be written into `scratch`
   // (k * w floats, 64-byte aligned) and returned from there.
   virtual const float* panel(int64_t p, float* scratch) const = 0;
-  // Panels [p0, p0 + count) packed one after another into `dst` (each `panel_floats` = k * w
-  // floats, 64-byte aligned). The default packs each through panel(); a source whose panels are
-  // pieces of the same rows overrides it to copy across them row by row.
-  virtual void pack_panels(int64_t p0, int64_t count, int64_t panel_floats, float* dst) const;
   // True when panel() never uses scratch (packed ahead of time): cheap to call repeatedly.
   virtual bool prepacked() const { return false; }
 };
@@ -136,9 +132,6 @@ class StridedSource : public PanelSource {
                 int panel_width)
       : src_(src), lanes_(lanes), k_(k), sl_(stride_lane), sk_(stride_k), width_(panel_width) {}
   const float* panel(int64_t p, float* scratch) const override;
-  // Lanes contiguous (B of a row-major matrix, a 1x1 convolution's planes): each k row's
-  // count * w floats are read in one contiguous pass, not as count streams k rows apart.
-  void pack_panels(int64_t p0, int64_t count, int64_t panel_floats, float* dst) const override;
 
  private:
   const float* src_;

@@ -1,4 +1,3 @@
-#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 
@@ -15,20 +14,6 @@ template <int W>
 void pack_rows(const float* __restrict src, int64_t k, int64_t stride_k, float* __restrict dst) {
   for (int64_t kk = 0; kk < k; kk++) {
     std::memcpy(dst + kk * W, src + kk * stride_k, W * sizeof(float));
-  }
-}
-
-// `panels` whole panels of W contiguous lanes: row kk of all of them is one contiguous run of
-// the source, read in order (one stream instead of `panels` streams k rows apart).
-template <int W>
-void pack_rows_across(const float* __restrict src, int64_t k, int64_t stride_k, int64_t panels,
-                      int64_t panel_floats, float* __restrict dst) {
-  for (int64_t kk = 0; kk < k; kk++) {
-    const float* s = src + kk * stride_k;
-    float* d = dst + kk * W;
-    for (int64_t p = 0; p < panels; p++) {
-      std::memcpy(d + p * panel_floats, s + p * W, W * sizeof(float));
-    }
   }
 }
 
@@ -112,39 +97,6 @@ PackedMatrix::PackedMatrix(const float* src, int64_t lanes, int64_t k, int64_t s
 
 const float* PackedMatrix::panel(int64_t p, float*) const {
   return data_.get() + p * width_ * k_;
-}
-
-void PanelSource::pack_panels(int64_t p0, int64_t count, int64_t panel_floats, float* dst) const {
-  for (int64_t i = 0; i < count; i++) {
-    float* d = dst + i * panel_floats;
-    const float* got = panel(p0 + i, d);
-    if (got != d) std::memcpy(d, got, static_cast<size_t>(panel_floats) * sizeof(float));
-  }
-}
-
-void StridedSource::pack_panels(int64_t p0, int64_t count, int64_t panel_floats, float* dst) const {
-  // Whole panels only; a partial last one (fewer lanes than w) is packed on its own.
-  const int64_t whole = std::clamp<int64_t>(lanes_ / width_ - p0, 0, count);
-  const float* src = src_ + p0 * width_;
-  bool done = sl_ == 1 && whole >= 2;
-  if (done) {
-    switch (width_) {
-      case 8:
-        pack_rows_across<8>(src, k_, sk_, whole, panel_floats, dst);
-        break;
-      case 16:
-        pack_rows_across<16>(src, k_, sk_, whole, panel_floats, dst);
-        break;
-      case 32:
-        pack_rows_across<32>(src, k_, sk_, whole, panel_floats, dst);
-        break;
-      default:
-        done = false;
-    }
-  }
-  const int64_t from = done ? whole : 0;
-  if (from < count)
-    PanelSource::pack_panels(p0 + from, count - from, panel_floats, dst + from * panel_floats);
 }
 
 const float* StridedSource::panel(int64_t p, float* scratch) const {

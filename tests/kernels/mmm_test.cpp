@@ -359,40 +359,6 @@ TEST(KernelsMmm, OneColumnLastPanel) {
   }
 }
 
-// A block of panels packed at once (row by row across them) is byte for byte the panels packed
-// one at a time, for each panel width a kernel uses, contiguous lanes (the row-wise path) or
-// strided ones, from any first panel, with a partial last panel or without.
-TEST(KernelsMmm, BlockOfPanelsIsThePanelsOneAtATime) {
-  std::mt19937 rng(41);
-  for (int width : {4, 6, 8, 16, 32}) {
-    for (int64_t lanes : {int64_t{1}, int64_t{width}, 2 * int64_t{width}, 5 * int64_t{width} + 3,
-                          7 * int64_t{width}}) {
-      for (int64_t k : {1, 3, 17}) {
-        for (bool contiguous : {true, false}) {
-          const int64_t sl = contiguous ? 1 : k + 2, sk = contiguous ? lanes + 5 : 1;
-          const std::vector<float> src =
-              random_vector(rng, static_cast<size_t>(lanes * sl + k * sk));
-          kernels::StridedSource source(src.data(), lanes, k, sl, sk, width);
-          const int64_t panels = (lanes + width - 1) / width, floats = width * k;
-          for (int64_t p0 = 0; p0 < panels; p0++) {
-            for (int64_t count = 1; p0 + count <= panels; count++) {
-              std::vector<float> block(static_cast<size_t>(count * floats), -1.0f);
-              source.pack_panels(p0, count, floats, block.data());
-              for (int64_t i = 0; i < count; i++) {
-                std::vector<float> one(static_cast<size_t>(floats), -2.0f);
-                const float* got = source.panel(p0 + i, one.data());
-                ASSERT_EQ(0, std::memcmp(got, block.data() + i * floats, floats * sizeof(float)))
-                    << "width " << width << " lanes " << lanes << " k " << k << " contiguous "
-                    << contiguous << " panels " << p0 << "+" << count << " at " << i;
-              }
-            }
-          }
-        }
-      }
-    }
-  }
-}
-
 TEST(KernelsMmm, IsaNames) {
   EXPECT_EQ(kernels::isa_name(Isa::Generic), "generic");
   EXPECT_EQ(kernels::isa_name(Isa::Avx2), "avx2");
