@@ -183,53 +183,37 @@ void grouped_conv_pad(const GroupedConvArgs& a, const GroupedConvLayout& l, int6
     const Phase& pe = fe == 0 ? p0 : p1;
     const Phase& po = fe == 0 ? p1 : p0;
     const int64_t both = std::min(pe.count, po.count);
-    if (zeroed) {
-      // Planes zeroed: only the input rows, each split straight into its two planes, the loop's
-      // invariants in locals (through the lambdas' captures, the per-row address arithmetic
-      // reloaded them every row: most of the padding's time on 7x7 to 28x28 outputs).
-      const int64_t pw = l.pw, ph = l.ph, sy = l.sy, plane = l.plane, cs = l.channel_stride;
-      const int64_t ne = pe.count, no = po.count;
-      const int64_t at_e = fe * plane + pe.col0, at_o = (1 - fe) * plane + po.col0;
-      for (int64_t c = c0; c < c1; c++) {
-        const float* xc = a.x + c * ih * iw;
-        for (int64_t fy = 0; fy < sy; fy++) {
-          // Plane row r holds input row y = r * sy + off: rows [r_lo, r_hi) are inside.
-          const int64_t off = fy - g.pad[1];
-          const int64_t r_lo = off >= 0 ? 0 : (sy - 1 - off) / sy;
-          const int64_t r_hi = ih - off <= 0 ? 0 : std::min(ph, (ih - off + sy - 1) / sy);
-          float* rows = planes + (c - c0) * cs + fy * 2 * plane;
-          for (int64_t r = r_lo; r < r_hi; r++) {
-            const float* __restrict src = xc + (r * sy + off) * iw;
-            float* __restrict e = rows + r * pw + at_e;
-            float* __restrict o = rows + r * pw + at_o;
-            split_even_odd(src, both, e, o);
-            for (int64_t j = both; j < ne; j++) e[j] = src[2 * j];
-            for (int64_t j = both; j < no; j++) o[j] = src[2 * j + 1];
+    // The loop's invariants in locals (through the lambdas' captures, the per-row address
+    // arithmetic reloaded them every row: most of the padding's time on 7x7 to 28x28 outputs).
+    const int64_t pw = l.pw, ph = l.ph, sy = l.sy, plane = l.plane, cs = l.channel_stride;
+    const int64_t ne = pe.count, no = po.count;
+    const int64_t at_e = fe * plane, at_o = (1 - fe) * plane;
+    for (int64_t c = c0; c < c1; c++) {
+      const float* xc = a.x + c * ih * iw;
+      for (int64_t fy = 0; fy < sy; fy++) {
+        // Plane row r holds input row y = r * sy + off: rows [r_lo, r_hi) are inside.
+        const int64_t off = fy - g.pad[1];
+        const int64_t r_lo = off >= 0 ? 0 : (sy - 1 - off) / sy;
+        const int64_t r_hi = ih - off <= 0 ? 0 : std::min(ph, (ih - off + sy - 1) / sy);
+        float* rows = planes + (c - c0) * cs + fy * 2 * plane;
+        for (int64_t r = 0; r < ph; r++) {
+          float* __restrict de = rows + r * pw + at_e;
+          float* __restrict dodd = rows + r * pw + at_o;
+          if (r < r_lo || r >= r_hi) {
+            zero(de, pw);
+            zero(dodd, pw);
+            continue;
           }
-        }
-      }
-    } else {
-      for (int64_t c = c0; c < c1; c++) {
-        for (int64_t fy = 0; fy < l.sy; fy++) {
-          for (int64_t r = 0; r < l.ph; r++) {
-            float* __restrict de = plane_row(c, fy, fe, r);
-            float* __restrict dodd = plane_row(c, fy, 1 - fe, r);
-            const float* __restrict src = input_row(c, fy, r);
-            if (src == nullptr) {
-              zero(de, l.pw);
-              zero(dodd, l.pw);
-              continue;
-            }
-            zero(de, pe.col0);
-            zero(dodd, po.col0);
-            float* __restrict e = de + pe.col0;
-            float* __restrict o = dodd + po.col0;
-            split_even_odd(src, both, e, o);
-            for (int64_t j = both; j < pe.count; j++) e[j] = src[2 * j];
-            for (int64_t j = both; j < po.count; j++) o[j] = src[2 * j + 1];
-            zero(e + pe.count, l.pw - pe.col0 - pe.count);
-            zero(o + po.count, l.pw - po.col0 - po.count);
-          }
+          const float* __restrict src = xc + (r * sy + off) * iw;
+          float* __restrict e = de + pe.col0;
+          float* __restrict o = dodd + po.col0;
+          zero(de, pe.col0);
+          zero(dodd, po.col0);
+          split_even_odd(src, both, e, o);
+          for (int64_t j = both; j < ne; j++) e[j] = src[2 * j];
+          for (int64_t j = both; j < no; j++) o[j] = src[2 * j + 1];
+          zero(e + ne, pw - pe.col0 - ne);
+          zero(o + no, pw - po.col0 - no);
         }
       }
     }

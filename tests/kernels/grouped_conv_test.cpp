@@ -182,13 +182,14 @@ TEST(KernelsGroupedConv, RandomGeometriesEveryIsa) {
   set_num_threads(0);
 }
 
-// RegNet's shapes (16 channels per group, 3x3, stride 1 and 2, 56..7 planes) and the sizes
-// around a tile's width.
+// RegNet's shapes (16 channels per group, 3x3, stride 1 and 2, 56..7 planes), the sizes
+// around a tile's width, and 80x80 outputs (rows past 64 floats: the planes are padded row by
+// row, not zeroed first).
 TEST(KernelsGroupedConv, RegNetShapesEveryIsa) {
   set_num_threads(2);
   for (kernels::Isa isa : kernels::supported_isas()) {
     std::mt19937 rng(400);
-    for (int64_t size : {7, 14, 15, 16, 17, 28, 48, 56}) {
+    for (int64_t size : {7, 14, 15, 16, 17, 28, 48, 56, 80}) {
       for (int64_t s : {1, 2}) {
         Case c{3, 16, 16, size * s, size * s, 3, 3, s, s, 1, 1, 1, 1, 1, 1, 4 | 128, false};
         ASSERT_TRUE(run_case(c, isa, rng));
