@@ -78,6 +78,31 @@ void row_max(const T* __restrict cm, T* __restrict out, const MaxPool2dGeometry&
   for (ox = hi; ox < g.out_w; ox++) edge(ox);
 }
 
+// cm[i] = the maximum of rows[r * w + i] over the window's n >= 1 rows, i < w.
+template <class T>
+void col_max(const T* __restrict rows, int64_t n, int64_t w, T* __restrict cm) {
+#if defined(__SSE2__)
+  if constexpr (std::is_same_v<T, uint8_t>) {
+    if (w >= 16) {
+      // 16 columns of every row at a time, the last step overlapping the one before.
+      for (int64_t i = 0;; i += 16) {
+        const int64_t at = std::min(i, w - 16);
+        __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(rows + at));
+        for (int64_t r = 1; r < n; r++)
+          v = _mm_max_epu8(v, _mm_loadu_si128(reinterpret_cast<const __m128i*>(rows + r * w + at)));
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(cm + at), v);
+        if (at == w - 16) return;
+      }
+    }
+  }
+#endif
+  std::memcpy(cm, rows, static_cast<size_t>(w) * sizeof(T));
+  for (int64_t r = 1; r < n; r++) {
+    const T* q = rows + r * w;
+    for (int64_t i = 0; i < w; i++) cm[i] = std::max(cm[i], q[i]);
+  }
+}
+
 template <class T>
 void max_pool_2d_q8(const T* __restrict x, T* __restrict y, int64_t planes,
                     const MaxPool2dGeometry& g, T* __restrict row) {
@@ -96,32 +121,7 @@ void max_pool_2d_q8(const T* __restrict x, T* __restrict y, int64_t planes,
         std::fill(out, out + g.out_w, lowest);
         continue;
       }
-      // Column maxima of the window's rows.
-      bool done = false;
-#if defined(__SSE2__)
-      if constexpr (std::is_same_v<T, uint8_t>) {
-        if (g.in_w >= 16) {
-          // 16 columns of every window row at a time, the last step overlapping the one before.
-          for (int64_t i = 0;; i += 16) {
-            const int64_t at = std::min(i, g.in_w - 16);
-            __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(xp + y0 * g.in_w + at));
-            for (int64_t iy = y0 + 1; iy < y1; iy++)
-              v = _mm_max_epu8(
-                  v, _mm_loadu_si128(reinterpret_cast<const __m128i*>(xp + iy * g.in_w + at)));
-            _mm_storeu_si128(reinterpret_cast<__m128i*>(row + at), v);
-            if (at == g.in_w - 16) break;
-          }
-          done = true;
-        }
-      }
-#endif
-      if (!done) {
-        std::memcpy(row, xp + y0 * g.in_w, static_cast<size_t>(g.in_w) * sizeof(T));
-        for (int64_t iy = y0 + 1; iy < y1; iy++) {
-          const T* r = xp + iy * g.in_w;
-          for (int64_t i = 0; i < g.in_w; i++) row[i] = std::max(row[i], r[i]);
-        }
-      }
+      col_max(xp + y0 * g.in_w, y1 - y0, g.in_w, row);
       row_max(row, out, g);
     }
   }
