@@ -85,6 +85,12 @@ void pack_dot4_quads(const uint8_t* r0, int64_t ld, uint8_t flip, int64_t w, uin
 }
 #endif
 
+// The xor a Dot4 zero-point-side operand is packed with: 0x80 when its signedness is not the one
+// the kernel reads (u8 for VPDPBUSD, s8 for SDOT), else 0.
+uint8_t dot_flip(const QMicroKernel& kernel, bool is_signed) {
+  return is_signed != kernel.dot_signed ? 0x80 : 0;
+}
+
 bool dot_disabled() {
   const char* v = std::getenv("KILN_INT8_DOT");
   return v && std::string(v) == "0";
@@ -106,6 +112,12 @@ std::vector<const QMicroKernel*> supported_q_kernels() {
 #endif
 #if defined(KILN_HAVE_NEON_TILES)
   if (isa_supported(Isa::Neon)) out.push_back(&kQNeonWide);
+#if defined(__aarch64__)
+  if (isa_supported(Isa::Neon) && cpu_has(CpuFeature::NeonDotProd)) {
+    out.push_back(&kQNeonDotSignedA);
+    out.push_back(&kQNeonDotUnsignedA);
+  }
+#endif
 #endif
   return out;
 }
@@ -123,7 +135,13 @@ const QMicroKernel& default_q_kernel(bool dot_ok, bool a_unsigned) {
   if (isa == Isa::Avx2) return kQAvx2Wide;
 #endif
 #if defined(KILN_HAVE_NEON_TILES)
-  if (isa == Isa::Neon) return kQNeonWide;
+  if (isa == Isa::Neon) {
+#if defined(__aarch64__)
+    static const bool sdot = cpu_has(CpuFeature::NeonDotProd) && !dot_disabled();
+    if (dot_ok && sdot) return a_unsigned ? kQNeonDotUnsignedA : kQNeonDotSignedA;
+#endif
+    return kQNeonWide;
+  }
 #endif
   (void)dot_disabled;
   return kQGenericWide;
@@ -142,7 +160,8 @@ bool qkernel_accepts(const QMicroKernel& kernel, bool a_signed_zp_zero, bool b_s
 
 int32_t qdot_zero_point(const QMicroKernel& kernel, bool is_signed, int32_t z) {
   if (kernel.format == QFormat::Wide16) return 0;
-  return is_signed ? z + 128 : z;
+  if (is_signed == kernel.dot_signed) return z;  // read as it is
+  return is_signed ? z + 128 : z - 128;          // flipped to u8 (VPDPBUSD) / to s8 (SDOT)
 }
 
 void qadd_dot_correction(const QMicroKernel& kernel, const QOperand& s, int64_t lanes, int64_t k,
@@ -230,7 +249,7 @@ void qpack(const QMicroKernel& kernel, bool a_side, const QOperand& src, int64_t
       }
       return;
     } else if (a_side == kernel.a_unsigned) {  // (the signed side of Dot4: the general path)
-      const uint8_t flip = src.is_signed ? 0x80 : 0;
+      const uint8_t flip = dot_flip(kernel, src.is_signed);
       uint8_t* d = static_cast<uint8_t*>(dst);
       for (int64_t p = 0; p < full_panels; p++) {
         for (int64_t g = 0; g < full_groups; g++) {
@@ -264,7 +283,7 @@ void qpack(const QMicroKernel& kernel, bool a_side, const QOperand& src, int64_t
     const int64_t full_panels = lanes / w, full_groups = k / gsize;
     const uint8_t* s8 = static_cast<const uint8_t*>(src.data);
     const int32_t z = zp_at(src, 0);
-    const uint8_t flip = src.is_signed ? 0x80 : 0;
+    const uint8_t flip = dot_flip(kernel, src.is_signed);
     for (int64_t p = 0; p < full_panels; p++) {
       for (int64_t l = 0; l < w; l++) {
         const uint8_t* row = s8 + (p * w + l) * src.stride_lane;
@@ -325,7 +344,7 @@ void qpack_rest(const QMicroKernel& kernel, bool a_side, const QOperand& src, in
       KILN_ENSURE(zp_at(src, l) == 0, "qpack: {} needs a zero point of 0 on its s8 side",
                   kernel.name);
   }
-  const uint8_t flip = read_unsigned && src.is_signed ? 0x80 : 0;
+  const uint8_t flip = read_unsigned ? dot_flip(kernel, src.is_signed) : 0;
   uint8_t* d = static_cast<uint8_t*>(dst);
   for (int64_t p = 0; p < panels; p++) {
     for (int64_t g = 0; g < kg; g++) {

@@ -8,11 +8,12 @@
 //     (panel[kg][lane][2]); a product is VPMADDWD (x86) / SMLAL (NEON) / plain C: exact, no
 //     saturation (|v - z| <= 255, so a pair sum fits easily), any zero points, per lane or not.
 //   Dot4: raw bytes in groups of four along k (panel[kg][lane][4]) for VPDPBUSD (u8 x s8 dot
-//     products into i32). One side is read as unsigned, the other as signed with zero point 0
-//     (symmetric weights); an s8 operand given to the unsigned side is flipped to u8 (v ^ 0x80,
-//     zero point + 128). The unsigned side's zero point z then becomes a correction
-//     -z * sum_k(signed lane), precomputed per channel by the caller (qdot_correction) and added
-//     with the bias as the epilogue's row_offset / col_offset.
+//     products into i32) or SDOT (s8 x s8). One side, the zero-point side, is read as u8
+//     (VPDPBUSD) or s8 (SDOT: `dot_signed`), the other as signed with zero point 0 (symmetric
+//     weights); a zero-point-side operand of the other signedness is flipped when packed (v ^
+//     0x80: zero point + 128 to u8, - 128 to s8). That side's zero point z then becomes a
+//     correction -z * sum_k(signed lane), precomputed per channel by the caller
+//     (qdot_correction) and added with the bias as the epilogue's row_offset / col_offset.
 // Panels are zero-padded to whole k groups and whole widths (zero bytes / zero i16 add nothing).
 #pragma once
 
@@ -96,14 +97,15 @@ struct QMicroKernel {
   const char* name;  // "qmmm_i8_8x32_avx512vnni"
   Isa isa;
   QFormat format;
-  bool a_unsigned;  // Dot4: which side is read as u8 (the other as s8 with zero point 0)
+  bool a_unsigned;  // Dot4: whether A is the zero-point side (else B; the other: s8, zp 0)
   int mr, nr;
   QTileFn tile;
   QRowFn row;
   QDepthwiseFn depthwise;
   QDepthwiseChannelsFn depthwise_channels;
-  int dw_lanes;  // channels per depthwise_channels call
-  QGemvFn gemv;  // null: matrix-vector products go through the tiles
+  int dw_lanes;     // channels per depthwise_channels call
+  QGemvFn gemv;     // null: matrix-vector products go through the tiles
+  bool dot_signed;  // Dot4: the zero-point side read as s8 (SDOT), else as u8 (VPDPBUSD)
 };
 
 // Values per k group of a format (2 or 4).
@@ -113,9 +115,10 @@ inline int qk_group(QFormat f) {
 
 // Every int8 kernel this build has that this CPU can run, most portable first (tests).
 std::vector<const QMicroKernel*> supported_q_kernels();
-// The kernel for the active ISA (KILN_ISA): Dot4 (VNNI) when `dot_ok` and the CPU has it, with
-// `a_unsigned` telling which side is u8; else the ISA's Wide16 kernel. KILN_INT8_DOT=0 forbids
-// Dot4 kernels (to measure or test the Wide16 path on a VNNI host).
+// The kernel for the active ISA (KILN_ISA): Dot4 (AVX-512 VNNI, AArch64 SDOT) when `dot_ok` and
+// the CPU has it, with `a_unsigned` telling which side is the zero-point side; else the ISA's
+// Wide16 kernel. KILN_INT8_DOT=0 forbids Dot4 kernels (to measure or test the Wide16 path on a
+// VNNI or dot-product CPU).
 const QMicroKernel& default_q_kernel(bool dot_ok, bool a_unsigned);
 
 // An int8 operand: lane l, depth kk at data[l * stride_lane + kk * stride_k]; zero point(s): one

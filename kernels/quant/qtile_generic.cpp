@@ -27,6 +27,7 @@ const QMicroKernel kQGenericWide{"qmmm_i8_4x8_generic",
                                  &q_depthwise_vec<4, QScalarLanes>,
                                  &q_depthwise_channels<4, QScalarLanes>,
                                  4,
-                                 &q_gemv_portable};
+                                 &q_gemv_portable,
+                                 false};
 
 }  // namespace kiln::kernels

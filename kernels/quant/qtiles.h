@@ -14,6 +14,10 @@ extern const QMicroKernel kQAvx512VnniUnsignedA;  // (A u8, B s8)
 #endif
 #if defined(KILN_HAVE_NEON_TILES)
 extern const QMicroKernel kQNeonWide;  // arm/qtile_neon.cpp
+#if defined(__aarch64__)
+extern const QMicroKernel kQNeonDotSignedA;    // arm/qtile_neondot.cpp (SDOT; B the zp side)
+extern const QMicroKernel kQNeonDotUnsignedA;  // (A the zero-point side)
+#endif
 #endif
 
 }  // namespace kiln::kernels

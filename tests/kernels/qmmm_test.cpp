@@ -212,6 +212,15 @@ TEST(Qmmm, ExtremeValuesDoNotSaturate) {
     kiln::kernels::qpack(*kern, false, b, n, k, bp.data());
     Epilogue ep;
     ep.output = OutputType::I32;
+    // Dot4: the zero-point side's correction, as the ops add it (SDOT reads that side as s8: 255
+    // is packed as 127 with zero point -128; VNNI reads it as is: no correction).
+    std::vector<int32_t> offsets(static_cast<size_t>(a_unsigned ? n : m), 0);
+    if (dot) {
+      const int32_t z = kiln::kernels::qdot_zero_point(*kern, false, 0);
+      kiln::kernels::qadd_dot_correction(*kern, a_unsigned ? b : a, a_unsigned ? n : m, k, z,
+                                         offsets.data());
+      (a_unsigned ? ep.col_offset : ep.row_offset) = offsets.data();
+    }
     std::vector<int32_t> c(static_cast<size_t>(m * n));
     kiln::kernels::qmmm(*kern, m, n, k, ap.data(), bp.data(), ep, c.data(), n, 1);
     for (int32_t v : c) ASSERT_EQ(v, 255 * -128 * k);

@@ -29,6 +29,7 @@ const QMicroKernel kQNeonWide{"qmmm_i8_8x8_neon",
                               &q_depthwise_vec<4, QScalarLanes>,
                               &q_depthwise_channels<4, QScalarLanes>,
                               4,
-                              &q_gemv_portable};
+                              &q_gemv_portable,
+                              false};
 
 }  // namespace kiln::kernels

@@ -221,6 +221,7 @@ const QMicroKernel kQAvx2Wide{"qmmm_i8_6x16_avx2",
                               &q_depthwise_vec<8, QLanes256>,
                               &q_depthwise_channels<8, QLanes256>,
                               8,
-                              &gemv};
+                              &gemv,
+                              false};
 
 }  // namespace kiln::kernels

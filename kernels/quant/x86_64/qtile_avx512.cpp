@@ -32,6 +32,7 @@ const QMicroKernel kQAvx512Wide{"qmmm_i8_8x32_avx512bw",
                                 &q_depthwise_vec<16, QLanes512>,
                                 &q_depthwise_channels<16, QLanes512>,
                                 16,
-                                nullptr};
+                                nullptr,
+                                false};
 
 }  // namespace kiln::kernels

@@ -104,7 +104,8 @@ const QMicroKernel kQAvx512VnniSignedA{"qmmm_i8_8x32_avx512vnni",
                                        &q_depthwise_vec<16, QLanes512>,
                                        &q_depthwise_channels<16, QLanes512>,
                                        16,
-                                       nullptr};
+                                       nullptr,
+                                       false};
 const QMicroKernel kQAvx512VnniUnsignedA{"qmmm_u8_8x32_avx512vnni",
                                          Isa::Avx512,
                                          QFormat::Dot4,
@@ -116,6 +117,7 @@ const QMicroKernel kQAvx512VnniUnsignedA{"qmmm_u8_8x32_avx512vnni",
                                          &q_depthwise_vec<16, QLanes512>,
                                          &q_depthwise_channels<16, QLanes512>,
                                          16,
-                                         nullptr};
+                                         nullptr,
+                                         false};
 
 }  // namespace kiln::kernels
