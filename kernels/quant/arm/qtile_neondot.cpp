@@ -64,35 +64,27 @@ void row(const int32_t* acc, int64_t n, const QTileArgs& t) {
   q_row<QScalarLanes>(acc, n, t);
 }
 
+// The kernel with A (MatMul: A activations, B s8 weights) or B (convolutions: A s8 weights, B
+// activations) the zero-point side; the tile is the same (both sides are s8).
+constexpr QMicroKernel sdot_kernel(const char* name, bool a_unsigned) {
+  return {name,
+          Isa::Neon,
+          QFormat::Dot4,
+          a_unsigned,
+          8,
+          8,
+          &tile,
+          &row,
+          &q_depthwise_vec<4, QScalarLanes>,
+          &q_depthwise_channels<4, QScalarLanes>,
+          4,
+          nullptr,
+          true};
+}
+
 }  // namespace
 
-// Two entries, as for VNNI: the zero-point side is B (convolutions: A s8 weights, B activations)
-// or A (MatMul: A activations, B s8 weights); the tile is the same (both sides are s8).
-const QMicroKernel kQNeonDotSignedA{"qmmm_i8_8x8_neondot",
-                                    Isa::Neon,
-                                    QFormat::Dot4,
-                                    false,
-                                    8,
-                                    8,
-                                    &tile,
-                                    &row,
-                                    &q_depthwise_vec<4, QScalarLanes>,
-                                    &q_depthwise_channels<4, QScalarLanes>,
-                                    4,
-                                    nullptr,
-                                    true};
-const QMicroKernel kQNeonDotUnsignedA{"qmmm_u8_8x8_neondot",
-                                      Isa::Neon,
-                                      QFormat::Dot4,
-                                      true,
-                                      8,
-                                      8,
-                                      &tile,
-                                      &row,
-                                      &q_depthwise_vec<4, QScalarLanes>,
-                                      &q_depthwise_channels<4, QScalarLanes>,
-                                      4,
-                                      nullptr,
-                                      true};
+const QMicroKernel kQNeonDotSignedA = sdot_kernel("qmmm_i8_8x8_neondot", false);
+const QMicroKernel kQNeonDotUnsignedA = sdot_kernel("qmmm_u8_8x8_neondot", true);
 
 }  // namespace kiln::kernels
