@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <limits>
 
 #include "base/error.h"
 #include "core/run_limits.h"
@@ -35,7 +36,9 @@ ScratchArena::~ScratchArena() {
 
 void* ScratchArena::allocate(size_t bytes) {
   constexpr size_t kAlign = kTensorAlignment;
-  KILN_ENSURE(bytes <= (size_t{1} << 60), "kernel scratch of {} bytes is too large", bytes);
+  // (a quarter of the address space at most: the rounding and doubling below cannot overflow)
+  KILN_ENSURE(bytes <= std::numeric_limits<size_t>::max() / 4,
+              "kernel scratch of {} bytes is too large", bytes);
   size_t rounded = (std::max<size_t>(bytes, 1) + kAlign - 1) / kAlign * kAlign;
   if (blocks_.empty() || blocks_.back().bytes - used_ < rounded) {
     size_t previous = blocks_.empty() ? 0 : blocks_.back().bytes;

@@ -115,8 +115,12 @@ inline QVf q_rounded(QVf v) {
   __asm__("" : "+v"(v));
 #elif defined(__x86_64__)
   __asm__("" : "+x"(v));
-#elif defined(__aarch64__) || defined(__arm__)
+#elif defined(__aarch64__) || defined(__ARM_NEON)
   __asm__("" : "+w"(v));
+#else
+  // (32-bit ARM without NEON -- Debian's armhf default, VFPv3-D16 -- has no register for a
+  // vector: through memory)
+  __asm__("" : "+m"(v));
 #endif
   return v;
 }
