@@ -163,9 +163,15 @@ template <class T, int W, int NT, class Sink>
   }
   VI c;
   std::memcpy(&c, cv, sizeof(VI));
-  for (int64_t oy = 0; oy < g.oh; oy++) {
-    for (int64_t ox = 0; ox < g.ow; ox++) {
-      const T* p = buf + (oy * g.stride_h * l.wp + ox * g.stride_w) * W;
+  // The sink and the geometry copied to locals: the sink's 8-bit stores could otherwise alias
+  // anything it reads (its parameters were reloaded from memory, pixel after pixel).
+  std::remove_cvref_t<Sink> out = sink;
+  const int64_t oh = g.oh, ow = g.ow, step = g.stride_w * W, row_step = g.stride_h * l.wp * W;
+  int64_t pixel = 0;
+  const T* row = buf;
+  for (int64_t oy = 0; oy < oh; oy++, row += row_step) {
+    const T* p = row;
+    for (int64_t ox = 0; ox < ow; ox++, p += step, pixel++) {
       VI a = c;
       if constexpr (NT > 0) {
 #pragma GCC unroll 25
@@ -178,7 +184,7 @@ template <class T, int W, int NT, class Sink>
           a += q_dw_widen<T, W>(p + o) * wt;
         }
       }
-      sink(oy * g.ow + ox, a);
+      out(pixel, a);
     }
   }
 }
@@ -238,10 +244,10 @@ void q_depthwise_channels(const QDepthwisePlane& g, const void* x, int64_t in_pl
       uint8_t* bytes = reinterpret_cast<uint8_t*>(sums);
       if (t.output == OutputType::U8) {
         const QDwRequant<S, false> rq(t, S::loadi(offsets), S::loadf(scales));
-        run([&](int64_t p, auto a) { rq.store(a, bytes + p * W); });
+        run([rq, bytes](int64_t p, auto a) { rq.store(a, bytes + p * W); });
       } else {
         const QDwRequant<S, true> rq(t, S::loadi(offsets), S::loadf(scales));
-        run([&](int64_t p, auto a) { rq.store(a, bytes + p * W); });
+        run([rq, bytes](int64_t p, auto a) { rq.store(a, bytes + p * W); });
       }
       int64_t p0 = 0;
 #if defined(__SSE2__)
@@ -285,7 +291,7 @@ void q_depthwise_channels(const QDepthwisePlane& g, const void* x, int64_t in_pl
       return;
     }
   }
-  run([&](int64_t p, auto a) { std::memcpy(sums + p * W, &a, sizeof(a)); });
+  run([sums](int64_t p, auto a) { std::memcpy(sums + p * W, &a, sizeof(a)); });
   const size_t esize = t.output == OutputType::U8 || t.output == OutputType::I8 ? 1 : 4;
   for (int64_t c = 0; c < n; c++) {
     for (int64_t p = 0; p < l.plane; p++) row[p] = sums[p * W + c];
