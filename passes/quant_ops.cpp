@@ -1,5 +1,6 @@
 #include "passes/quant_ops.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <optional>
@@ -112,6 +113,13 @@ std::vector<float> multipliers(float xs, const std::vector<float>& ws, float ys,
   return m;
 }
 
+// Whether every multiplier is finite: a zero, infinite or NaN scale (a hostile or broken model)
+// leaves the pattern to the reference ops, whose double arithmetic defines what it gives; the
+// kernels' requantizing stores assume finite products (they clamp from above only).
+bool all_finite(const std::vector<float>& m) {
+  return std::all_of(m.begin(), m.end(), [](float v) { return std::isfinite(v); });
+}
+
 // i32 bias from a float or dequantized bias: round(b / (xs * ws[c])).
 std::optional<std::vector<int32_t>> int_bias(const Graph& g, Outlet b, float xs,
                                              const std::vector<float>& ws, int64_t count) {
@@ -197,7 +205,10 @@ OpPtr make_conv(const ops::quant::ConvGeometry& geo, const Fact& xf, const QPara
   p.bias = std::move(bias);
   p.output = out.output;
   p.y_zp = out.zp;
-  if (out.output != OutputType::I32) p.mult = multipliers(xq.scale[0], wq.scale, out.y_scale, m);
+  if (out.output != OutputType::I32) {
+    p.mult = multipliers(xq.scale[0], wq.scale, out.y_scale, m);
+    if (!all_finite(p.mult)) return nullptr;
+  }
   return std::make_shared<ops::QConvPacked>(std::move(p));
 }
 
@@ -218,7 +229,10 @@ OpPtr make_matmul(const Fact& xf, const QParams& xq, const Tensor& w, bool trans
   p.bias = std::move(bias);
   p.output = out.output;
   p.y_zp = out.zp;
-  if (out.output != OutputType::I32) p.mult = multipliers(xq.scale[0], wq.scale, out.y_scale, p.n);
+  if (out.output != OutputType::I32) {
+    p.mult = multipliers(xq.scale[0], wq.scale, out.y_scale, p.n);
+    if (!all_finite(p.mult)) return nullptr;
+  }
   return std::make_shared<ops::QMatMulPacked>(std::move(p));
 }
 
