@@ -33,41 +33,34 @@ inline Vf vmax(Vf a, Vf b) {
   return a > b ? a : b;
 }
 
-// exp(x): x = n ln2 + r with |r| <= ln2 / 2, exp(r) by a degree-6 Taylor polynomial (error
-// < 2e-7 relative on that interval), 2^n built in the exponent bits.
+// The clamp and polynomial of exp(x): x = n ln2 + r with |r| <= ln2 / 2, exp(r) by a degree-6
+// Taylor polynomial (error < 2e-7 relative on that interval), 2^n built in the exponent bits.
+// x is first clamped to [lo, hi] = [-87.3, 88.7], a NaN kept (minps / maxps return their second
+// operand when unordered): below lo the result is exp(lo) ~ 1.2e-38 instead of the true (tiny or
+// zero) value, above hi it is +inf (n = 128). The callers whose formulas absorb that (sigmoid,
+// SiLU, tanh, erf: 1 + e or 1 - tiny rounds the same) skip vexp's corrections.
+inline Vf vexp_clamped(Vf x);
+// exp(x): vexp_clamped with the out-of-range lanes corrected (0 below lo, +inf above hi, NaN
+// kept) for callers that see the value itself (Exp, softmax).
 inline Vf vexp(Vf x) {
   const Vf hi = splat(88.7f), lo = splat(-87.3f);
-  Vf xc = vmin(vmax(x, lo), hi);
-  // Round x / ln2 to nearest with the 1.5 * 2^23 trick (|x / ln2| < 2^22 here).
-  const Vf magic = splat(12582912.0f);
-  Vf n = (xc * splat(1.44269504088896341f) + magic) - magic;
-  Vf r = xc - n * splat(0.693359375f);
-  r = r - n * splat(-2.12194440e-4f);
-  Vf p = splat(1.0f / 720);
-  p = p * r + splat(1.0f / 120);
-  p = p * r + splat(1.0f / 24);
-  p = p * r + splat(1.0f / 6);
-  p = p * r + splat(0.5f);
-  p = p * r + splat(1.0f);
-  p = p * r + splat(1.0f);
-  Vi bits = (__builtin_convertvector(n, Vi) + 127) << 23;
-  Vf scale;
-  std::memcpy(&scale, &bits, sizeof(scale));
-  Vf y = p * scale;
+  Vf y = vexp_clamped(x);
   // Below the clamp the true value underflows; above it overflows.
   y = x < lo ? splat(0.0f) : y;
   y = x > hi ? splat(__builtin_inff()) : y;
   return x != x ? x : y;  // NaN stays NaN
 }
 
+// 1 / (1 + exp(-x)): bitwise 1 / (1 + vexp(-x)) for every x (out of range, 1 + exp(lo) rounds
+// to 1 as 1 + 0 does, and 1 / (1 + inf) is 0 either way).
 inline Vf vsigmoid(Vf x) {
-  return splat(1.0f) / (splat(1.0f) + vexp(-x));
+  return splat(1.0f) / (splat(1.0f) + vexp_clamped(-x));
 }
 
 // tanh: an odd Taylor polynomial for |x| < 0.0625 (where 1 - 2/(e^2x + 1) cancels), else
 // 1 - 2 / (exp(2x) + 1), which saturates to +-1 for large |x|.
 inline Vf vtanh(Vf x) {
-  Vf big = splat(1.0f) - splat(2.0f) / (vexp(x + x) + splat(1.0f));
+  Vf big = splat(1.0f) - splat(2.0f) / (vexp_clamped(x + x) + splat(1.0f));
   Vf x2 = x * x;
   Vf small = x * (splat(1.0f) +
                   x2 * (splat(-1.0f / 3) + x2 * (splat(2.0f / 15) + x2 * splat(-17.0f / 315))));
@@ -85,7 +78,7 @@ inline Vf verf(Vf x) {
   poly = poly * t + splat(-0.284496736f);
   poly = poly * t + splat(0.254829592f);
   poly = poly * t;
-  Vf y = splat(1.0f) - poly * vexp(-(ax * ax));
+  Vf y = splat(1.0f) - poly * vexp_clamped(-(ax * ax));
   y = x < splat(0.0f) ? -y : y;
   return x != x ? x : y;
 }
@@ -99,8 +92,12 @@ inline Vf vgelu_tanh(Vf x) {
   return splat(0.5f) * x * (splat(1.0f) + vtanh(inner));
 }
 
+// x / (1 + exp(-x)): one division instead of x * (1 / (1 + exp(-x))), and one rounding fewer
+// (within 3 ulp of the exact value over the test's range; 1.7x the rate of the two-step form on
+// Zen 4). Out of range: x > 87.3 gives x / (1 + 1.2e-38) = x, x < -88.7 gives x / inf = -0, as
+// x * sigmoid(x) does; -inf gives NaN, +inf gives +inf, NaN stays NaN.
 inline Vf vsilu(Vf x) {
-  return x * vsigmoid(x);
+  return x / (splat(1.0f) + vexp_clamped(-x));
 }
 
 // minps / maxps semantics: x < y ? x : y (Max: x > y ? x : y), y when unordered or equal. One
@@ -119,6 +116,26 @@ inline Vf min_max_ps(Vf x, Vf y) {
 #else
   return Max ? (x > y ? x : y) : (x < y ? x : y);
 #endif
+}
+
+inline Vf vexp_clamped(Vf x) {
+  const Vf xc = min_max_ps<true>(splat(-87.3f), min_max_ps<false>(splat(88.7f), x));
+  // Round x / ln2 to nearest with the 1.5 * 2^23 trick (|x / ln2| < 2^22 here).
+  const Vf magic = splat(12582912.0f);
+  Vf n = (xc * splat(1.44269504088896341f) + magic) - magic;
+  Vf r = xc - n * splat(0.693359375f);
+  r = r - n * splat(-2.12194440e-4f);
+  Vf p = splat(1.0f / 720);
+  p = p * r + splat(1.0f / 120);
+  p = p * r + splat(1.0f / 24);
+  p = p * r + splat(1.0f / 6);
+  p = p * r + splat(0.5f);
+  p = p * r + splat(1.0f);
+  p = p * r + splat(1.0f);
+  Vi bits = (__builtin_convertvector(n, Vi) + 127) << 23;
+  Vf scale;
+  std::memcpy(&scale, &bits, sizeof(scale));
+  return p * scale;
 }
 
 // std::min / std::max lane by lane (b < a ? b : a, a < b ? b : a): a NaN first argument is
