@@ -33,6 +33,30 @@ const char* unary_fn_name(UnaryFn fn) {
       return "LeakyRelu";
     case UnaryFn::Clamp:
       return "Clip";
+    case UnaryFn::Elu:
+      return "Elu";
+    case UnaryFn::Selu:
+      return "Selu";
+    case UnaryFn::Celu:
+      return "Celu";
+    case UnaryFn::Softplus:
+      return "Softplus";
+    case UnaryFn::Mish:
+      return "Mish";
+    case UnaryFn::Softsign:
+      return "Softsign";
+    case UnaryFn::ThresholdedRelu:
+      return "ThresholdedRelu";
+    case UnaryFn::Abs:
+      return "Abs";
+    case UnaryFn::Neg:
+      return "Neg";
+    case UnaryFn::Sqrt:
+      return "Sqrt";
+    case UnaryFn::Reciprocal:
+      return "Reciprocal";
+    case UnaryFn::Log:
+      return "Log";
   }
   return "?";
 }

@@ -45,7 +45,19 @@ enum class UnaryFn : uint8_t {
   HardSigmoid,
   HardSwish,
   LeakyRelu,
-  Clamp
+  Clamp,
+  Elu,              // x >= 0 ? x : alpha expm1(x)
+  Selu,             // beta (gamma) * (x > 0 ? x : alpha expm1(x))
+  Celu,             // x > 0 ? x : alpha expm1(x / alpha)
+  Softplus,         // log(1 + exp(x))
+  Mish,             // x tanh(softplus(x))
+  Softsign,         // x / (1 + |x|)
+  ThresholdedRelu,  // x > alpha ? x : 0
+  Abs,
+  Neg,
+  Sqrt,
+  Reciprocal,
+  Log
 };
 const char* unary_fn_name(UnaryFn fn);
 

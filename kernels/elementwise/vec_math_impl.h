@@ -2,7 +2,12 @@
 // (each compiled with its ISA's flags). Anonymous namespace: see kernels/mmm/x86_64/tile_simd.h.
 #pragma once
 
+#include <cmath>
 #include <cstring>
+
+#if defined(__aarch64__)
+#include <arm_neon.h>
+#endif
 
 #include "kernels/elementwise/vec_math.h"
 #include "kernels/partial_store.h"
@@ -100,6 +105,111 @@ inline Vf vsilu(Vf x) {
   return x / (splat(1.0f) + vexp_clamped(-x));
 }
 
+// expm1(x): a degree-8 Taylor polynomial for |x| < 0.5 (truncation < 1.4e-8 relative there; no
+// cancellation near 0), else exp(x) - 1 (relative error within 1.6x exp's where |x| >= 0.5).
+// -inf gives -1, +inf +inf, NaN NaN.
+inline Vf vexpm1(Vf x) {
+  Vf p = splat(1.0f / 40320);
+  p = p * x + splat(1.0f / 5040);
+  p = p * x + splat(1.0f / 720);
+  p = p * x + splat(1.0f / 120);
+  p = p * x + splat(1.0f / 24);
+  p = p * x + splat(1.0f / 6);
+  p = p * x + splat(0.5f);
+  const Vf small = x + (x * x) * p;
+  const Vf big = vexp_clamped(x) - splat(1.0f);
+  const Vf ax = vmax(x, -x);
+  return ax < splat(0.5f) ? small : big;
+}
+
+// log(x): x = m 2^e with m in [sqrt(1/2), sqrt(2)) (subnormals scaled by 2^23 first), log(m) =
+// f - f^2 / 2 + f^3 P(f) with f = m - 1 and the degree-8 minimax P of Cephes' logf, e ln2 in two
+// parts (the exp constants). Within 2 ulp on positive floats; 0 gives -inf, negatives NaN, +inf
+// +inf, NaN NaN.
+inline Vf vlog(Vf x) {
+  const Vi tiny = x < splat(1.17549435e-38f);
+  const Vf xs = tiny ? x * splat(8388608.0f) : x;
+  Vi bits;
+  std::memcpy(&bits, &xs, sizeof(bits));
+  Vi e = ((bits >> 23) & 0xff) - 127 - (tiny & 23);
+  const Vi mbits = (bits & 0x007fffff) | 0x3f800000;
+  Vf m;
+  std::memcpy(&m, &mbits, sizeof(m));
+  const Vi big = m > splat(1.41421356f);
+  m = big ? m * splat(0.5f) : m;
+  e = e - big;  // big is -1 where true
+  const Vf f = m - splat(1.0f);
+  const Vf z = f * f;
+  Vf p = splat(7.0376836292e-2f);
+  p = p * f + splat(-1.1514610310e-1f);
+  p = p * f + splat(1.1676998740e-1f);
+  p = p * f + splat(-1.2420140846e-1f);
+  p = p * f + splat(1.4249322787e-1f);
+  p = p * f + splat(-1.6668057665e-1f);
+  p = p * f + splat(2.0000714765e-1f);
+  p = p * f + splat(-2.4999993993e-1f);
+  p = p * f + splat(3.3333331174e-1f);
+  const Vf ef = __builtin_convertvector(e, Vf);
+  Vf y = p * f * z;
+  y = y + ef * splat(-2.12194440e-4f);
+  y = y - splat(0.5f) * z;
+  Vf r = f + y;
+  r = r + ef * splat(0.693359375f);
+  r = x == splat(0.0f) ? splat(-__builtin_inff()) : r;
+  r = x < splat(0.0f) ? splat(__builtin_nanf("")) : r;
+  r = x == splat(__builtin_inff()) ? x : r;
+  return x != x ? x : r;
+}
+
+// log(1 + u) for u >= 0 (Goldberg's form: log(w) u / (w - 1), w = 1 + u, exact where w rounds
+// to 1), for softplus.
+inline Vf vlog1p_nonneg(Vf u) {
+  const Vf w = splat(1.0f) + u;
+  const Vf d = w - splat(1.0f);
+  const Vf l = vlog(w) * (u / d);
+  return d == splat(0.0f) ? u : l;
+}
+
+// softplus(x) = max(x, 0) + log(1 + exp(-|x|)): exp never overflows.
+inline Vf vsoftplus(Vf x) {
+  const Vf ax = vmax(x, -x);
+  const Vf pos = x > splat(0.0f) ? x : splat(0.0f);
+  const Vf l = vlog1p_nonneg(vexp_clamped(-ax));
+  return x != x ? x : pos + l;
+}
+
+// mish(x) = x tanh(softplus(x)) = x n / (n + 2) with n = e (e + 2), e = exp(min(x, 20)): no
+// logarithm; beyond 20 the ratio is 1 in float, below 0 it is ~e (no cancellation).
+inline Vf vmish(Vf x);
+
+// sqrt per lane: the ISA's correctly rounded square root (bitwise std::sqrt).
+inline Vf vsqrt(Vf x) {
+#if defined(__AVX512F__)
+  // The maskz form: GCC 12 warns maybe-uninitialized inside the plain one (as min_max_ps).
+  return reinterpret_cast<Vf>(_mm512_maskz_sqrt_ps(0xffff, reinterpret_cast<__m512>(x)));
+#elif defined(__AVX__)
+  return reinterpret_cast<Vf>(_mm256_sqrt_ps(reinterpret_cast<__m256>(x)));
+#elif defined(__SSE2__)
+  return reinterpret_cast<Vf>(_mm_sqrt_ps(reinterpret_cast<__m128>(x)));
+#elif defined(__aarch64__)
+  return reinterpret_cast<Vf>(vsqrtq_f32(reinterpret_cast<float32x4_t>(x)));
+#else
+  Vf r;
+  for (int64_t l = 0; l < kW; l++) r[l] = std::sqrt(x[l]);
+  return r;
+#endif
+}
+
+// |x| and -x: the sign bit cleared or flipped (bitwise std::abs and unary minus, NaN included).
+inline Vf vabs(Vf x) {
+  Vi bits;
+  std::memcpy(&bits, &x, sizeof(bits));
+  bits &= 0x7fffffff;
+  Vf r;
+  std::memcpy(&r, &bits, sizeof(r));
+  return r;
+}
+
 // minps / maxps semantics: x < y ? x : y (Max: x > y ? x : y), y when unordered or equal. One
 // instruction on x86 instead of GCC's compare and blend, which lengthened HardSwish's dependency
 // chain (its post steps run on a tile row or two at a time: PP-LCNet-like 1.06x, Zen 3). AVX-512:
@@ -138,6 +248,15 @@ inline Vf vexp_clamped(Vf x) {
   return p * scale;
 }
 
+inline Vf vmish(Vf x) {
+  const Vf e = vexp_clamped(min_max_ps<false>(splat(20.0f), x));
+  const Vf n = e * (e + splat(2.0f));
+  // Below -87 exp is clamped (1.2e-38, not e^x): the ratio is then 0, so a huge negative x gives
+  // -0 and -inf NaN, as x * tanh(softplus(x)) does.
+  const Vf ratio = x < splat(-87.0f) ? splat(0.0f) : n / (n + splat(2.0f));
+  return x * ratio;
+}
+
 // std::min / std::max lane by lane (b < a ? b : a, a < b ? b : a): a NaN first argument is
 // kept, which the clamps of HardSigmoid and HardSwish use to keep NaN (as the reference ops).
 inline Vf std_min(Vf a, Vf b) {
@@ -153,6 +272,14 @@ void apply_all(const float* x, float* y, int64_t n) {
   for (; i + kW <= n; i += kW) store(y + i, F(load(x + i)));
   // The last partial vector, zeros in its other lanes (kernels/partial_store.h).
   if (i < n) store_lanes(y + i, F(load_lanes(x + i, n - i)), n - i);
+}
+
+// apply_all for a lambda (parameters captured).
+template <class F>
+void apply_lanes(const float* x, float* y, int64_t n, F&& f) {
+  int64_t i = 0;
+  for (; i + kW <= n; i += kW) store(y + i, f(load(x + i)));
+  if (i < n) store_lanes(y + i, f(load_lanes(x + i, n - i)), n - i);
 }
 
 void exp_impl(const float* x, float* y, int64_t n) {
@@ -313,6 +440,41 @@ void unary_impl(UnaryFn fn, const float* x, float* y, int64_t n, float alpha, fl
       return apply_all<vgelu_tanh>(x, y, n);
     case UnaryFn::Silu:
       return apply_all<vsilu>(x, y, n);
+    case UnaryFn::Softplus:
+      return apply_all<vsoftplus>(x, y, n);
+    case UnaryFn::Mish:
+      return apply_all<vmish>(x, y, n);
+    case UnaryFn::Log:
+      return apply_all<vlog>(x, y, n);
+    case UnaryFn::Sqrt:
+      return apply_all<vsqrt>(x, y, n);
+    case UnaryFn::Abs:
+      return apply_all<vabs>(x, y, n);
+    case UnaryFn::Neg:
+      return apply_lanes(x, y, n, [](Vf v) { return -v; });
+    case UnaryFn::Reciprocal:
+      return apply_lanes(x, y, n, [](Vf v) { return exact_div(splat(1.0f), v); });
+    case UnaryFn::Softsign:
+      return apply_lanes(x, y, n, [](Vf v) { return exact_div(v, splat(1.0f) + vabs(v)); });
+    case UnaryFn::ThresholdedRelu: {
+      const Vf a = splat(alpha), zero = splat(0.0f);
+      return apply_lanes(x, y, n, [=](Vf v) { return v > a ? v : zero; });
+    }
+    case UnaryFn::Elu: {
+      // x >= 0 ? x : alpha expm1(x); NaN: alpha * NaN.
+      const Vf a = splat(alpha), zero = splat(0.0f);
+      return apply_lanes(x, y, n, [=](Vf v) { return v >= zero ? v : a * vexpm1(v); });
+    }
+    case UnaryFn::Selu: {
+      // gamma (beta) * (x > 0 ? x : alpha expm1(x)), in the reference's order.
+      const Vf a = splat(alpha), g = splat(beta), zero = splat(0.0f);
+      return apply_lanes(x, y, n, [=](Vf v) { return g * (v > zero ? v : a * vexpm1(v)); });
+    }
+    case UnaryFn::Celu: {
+      // x > 0 ? x : alpha expm1(x / alpha).
+      const Vf a = splat(alpha), zero = splat(0.0f);
+      return apply_lanes(x, y, n, [=](Vf v) { return v > zero ? v : a * vexpm1(exact_div(v, a)); });
+    }
     case UnaryFn::LeakyRelu: {
       const Vf a = splat(alpha), zero = splat(0.0f);
       auto f = [&](Vf v) { return v < zero ? a * v : v; };

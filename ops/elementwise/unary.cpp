@@ -441,6 +441,30 @@ std::optional<UnaryKernel> unary_kernel(UnaryKind kind, const UnaryParams& param
       return UnaryKernel{F::HardSigmoid, params.alpha, params.beta};
     case UnaryKind::HardSwish:
       return UnaryKernel{F::HardSwish};
+    case UnaryKind::Elu:
+      return UnaryKernel{F::Elu, params.alpha};
+    case UnaryKind::Selu:
+      return UnaryKernel{F::Selu, params.alpha, params.gamma};
+    case UnaryKind::Celu:
+      return UnaryKernel{F::Celu, params.alpha};
+    case UnaryKind::Softplus:
+      return UnaryKernel{F::Softplus};
+    case UnaryKind::Mish:
+      return UnaryKernel{F::Mish};
+    case UnaryKind::Softsign:
+      return UnaryKernel{F::Softsign};
+    case UnaryKind::ThresholdedRelu:
+      return UnaryKernel{F::ThresholdedRelu, params.alpha};
+    case UnaryKind::Abs:
+      return UnaryKernel{F::Abs};
+    case UnaryKind::Neg:
+      return UnaryKernel{F::Neg};
+    case UnaryKind::Sqrt:
+      return UnaryKernel{F::Sqrt};
+    case UnaryKind::Reciprocal:
+      return UnaryKernel{F::Reciprocal};
+    case UnaryKind::Log:
+      return UnaryKernel{F::Log};
     default:
       return std::nullopt;
   }

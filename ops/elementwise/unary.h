@@ -69,7 +69,9 @@ struct UnaryParams {
 
 // The vectorized kernel (kernels/elementwise/vec_math's unary, kernels::UnaryFn) that computes
 // a kind with its parameters, if there is one (Exp, Sigmoid, Tanh, Erf, Gelu, GeluTanh,
-// LeakyRelu, HardSigmoid, HardSwish).
+// LeakyRelu, Relu, HardSigmoid, HardSwish, Elu, Selu, Celu, Softplus, Mish, Softsign,
+// ThresholdedRelu, Abs, Neg, Sqrt, Reciprocal, Log). The others (trigonometric, rounding,
+// predicates, Shrink, Sign) run the reference op.
 struct UnaryKernel {
   kernels::UnaryFn fn;
   float alpha = 0, beta = 0;
@@ -90,7 +92,7 @@ class Unary : public Op, public OutputStepSource {
   std::vector<Fact> output_facts(const FactRefs& inputs) const override;
   void eval(EvalContext& ctx, const TensorRefs& inputs) const override;
   Cost cost(const FactRefs& inputs) const override;
-  // f32 Exp/Sigmoid/Tanh/Erf: a UnaryF32 (ops/elementwise/vectorized.h).
+  // f32 kinds with a unary_kernel: a UnaryF32 (ops/elementwise/vectorized.h).
   OpPtr codegen(const FactRefs& inputs) const override;
   // The step this op is on a producer's output (ops/core/output_steps.h).
   std::optional<OutputStep> output_step(const FactRefs& inputs, size_t value) const override;

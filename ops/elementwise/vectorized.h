@@ -2,9 +2,9 @@
 // BinaryF32 for Add/Sub/Mul/Div (and Pow by the constant 2, as x * x) over equal shapes, a
 // scalar operand, a trailing-dims operand (bias) or a leading-dims operand (per-row value, as in
 // normalizations); other broadcasts run the reference op. UnaryF32 for the kinds with a
-// vectorized kernel (ops/elementwise/unary.h unary_kernel: Exp, Sigmoid, Tanh, Erf, Gelu in both
-// forms, LeakyRelu, HardSigmoid, HardSwish) through kernels/elementwise/vec_math (approximations
-// with the errors stated there). Large tensors are split across threads.
+// vectorized kernel (ops/elementwise/unary.h unary_kernel lists them) through
+// kernels/elementwise/vec_math (approximations with the errors stated there). Large tensors are
+// split across threads.
 #pragma once
 
 #include <memory>

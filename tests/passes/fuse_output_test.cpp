@@ -299,6 +299,59 @@ TEST(FuseOutput, EveryConvPathTakesPostSteps) {
   }
 }
 
+TEST(FuseOutput, MoreActivationsJoinTheConv) {
+  // Elu, Selu, Celu (their alpha / gamma), Softplus, Mish, Softsign, ThresholdedRelu, Abs, Neg,
+  // Abs -> Sqrt / Log and Softplus -> Reciprocal (no zero divisor) after a conv: each joins its
+  // epilogue as a post step (no node left running the reference op) and the outputs equal the
+  // unfused graph's.
+  struct Act {
+    std::vector<ops::UnaryKind> kinds;
+    ops::UnaryParams params;
+    std::string epilogue;
+  };
+  using K = ops::UnaryKind;
+  ops::UnaryParams alpha;
+  alpha.alpha = 0.7f;
+  ops::UnaryParams selu;
+  selu.alpha = 1.6732632f;
+  selu.gamma = 1.0507009f;
+  const std::vector<Act> acts = {
+      {{K::Elu}, alpha, "Elu"},
+      {{K::Selu}, selu, "Selu"},
+      {{K::Celu}, alpha, "Celu"},
+      {{K::Softplus}, {}, "Softplus"},
+      {{K::Mish}, {}, "Mish"},
+      {{K::Softsign}, {}, "Softsign"},
+      {{K::ThresholdedRelu}, alpha, "ThresholdedRelu"},
+      {{K::Neg}, {}, "Neg"},
+      {{K::Abs, K::Sqrt}, {}, "Abs,Sqrt"},
+      {{K::Abs, K::Log}, {}, "Abs,Log"},
+      {{K::Softplus, K::Reciprocal}, {}, "Softplus,Reciprocal"},
+  };
+  for (const Act& act : acts) {
+    SCOPED_TRACE(act.epilogue);
+    Graph g;
+    Outlet x = g.add_source("x", Fact::parse("1,6,7,9,f32"));
+    Outlet y = {g.add_node("conv", std::make_shared<ops::Conv>(geometry({1, 1}, {1, 1, 1, 1}), 1),
+                           {x, g.add_const("w", random_tensor({10, 6, 3, 3}, 1)),
+                            g.add_const("b", random_tensor({10}, 2))}),
+                0};
+    for (size_t i = 0; i < act.kinds.size(); i++)
+      y = {g.add_node("act" + std::to_string(i),
+                      std::make_shared<ops::Unary>(act.kinds[i], act.params), {y}),
+           0};
+    g.set_outputs({y}, {"y"});
+    g.analyse();
+    Graph before = g;
+    passes::optimize_passes().run(g);
+    EXPECT_EQ(compute_ops(g), "ConvPacked");
+    EXPECT_EQ(epilogues(g), act.epilogue);
+    // The conv's sums in another order (and in Winograd's or im2col's rounding), then functions
+    // within 1e-6 of the reference's (kernels/elementwise/vec_math.h).
+    expect_same_outputs(before, g, {random_tensor({1, 6, 7, 9}, 3)}, 1e-4, 1e-4);
+  }
+}
+
 TEST(FuseOutput, AtMostTheEpiloguesPostSteps) {
   // Relu goes to the register stage; then six post steps fit and the seventh stays a node.
   Graph g;
