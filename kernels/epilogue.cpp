@@ -75,6 +75,8 @@ const char* binary_fn_name(BinaryFn fn) {
       return "Max";
     case BinaryFn::Min:
       return "Min";
+    case BinaryFn::PRelu:
+      return "PRelu";
   }
   return "?";
 }

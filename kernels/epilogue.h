@@ -61,8 +61,9 @@ enum class UnaryFn : uint8_t {
 };
 const char* unary_fn_name(UnaryFn fn);
 
-// y = a op b, element-wise. Max / Min: a NaN operand wins (numpy's maximum / minimum).
-enum class BinaryFn : uint8_t { Add, Sub, Mul, Div, Max, Min };
+// y = a op b, element-wise. Max / Min: a NaN operand wins (numpy's maximum / minimum). PRelu:
+// a < 0 ? a * b : a (a the input, b the slope).
+enum class BinaryFn : uint8_t { Add, Sub, Mul, Div, Max, Min, PRelu };
 const char* binary_fn_name(BinaryFn fn);
 
 struct PostStep {

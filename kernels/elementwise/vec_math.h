@@ -9,8 +9,8 @@
 //   erf:     |abs err| <= 5e-7 (Abramowitz & Stegun 7.1.26, 1.5e-7, plus float rounding).
 //   gelu, gelu_tanh: see kernels/norm/norm.h; silu: x / (1 + exp(-x)), within 4 ulp of the
 //            exact value wherever |y| > 1e-30 (checked on every float, AVX2 and SSE2 builds;
-//            tested: 2e-7 |x| + 1e-6 |y|); hard_swish, leaky_relu, clamp, max, min: exact (as the reference);
-//            hard_sigmoid within one rounding (alpha x + beta may be one FMA).
+//            tested: 2e-7 |x| + 1e-6 |y|); hard_swish, leaky_relu, clamp, max, min: exact (as the
+//            reference); hard_sigmoid within one rounding (alpha x + beta may be one FMA).
 //   elu, selu, celu (expm1: a Taylor polynomial below |x| = 0.5, exp - 1 above), softplus
 //            (max(x, 0) + log1p(exp(-|x|))), mish (x n / (n + 2), n = e^x (e^x + 2)), log
 //            (Cephes-style polynomial): within 1e-6 relative (+1e-30 absolute) of the exact value;
@@ -28,7 +28,8 @@ struct VecMath {
   void (*sigmoid)(const float* x, float* y, int64_t n);
   void (*tanh)(const float* x, float* y, int64_t n);
   void (*erf)(const float* x, float* y, int64_t n);
-  // y = a op b element-wise, op 0..5 = add, sub, mul, div, max, min (BinaryFn's order); mode 0:
+  // y = a op b element-wise, op 0..6 = add, sub, mul, div, max, min, prelu (a < 0 ? a b : a;
+  // BinaryFn's order); mode 0:
   // a and b arrays of n, 1: b a single value, 2: a a single value. y may alias a or b.
   void (*binary)(int op, int mode, const float* a, const float* b, float* y, int64_t n);
   // y = fn(x), n values (alpha, beta: HardSigmoid's); y may alias x.

@@ -355,6 +355,7 @@ inline float scalar_op(float a, float b) {
   if constexpr (Op == 2) return a * b;
   if constexpr (Op == 4) return a != a ? a : (b != b ? b : (b > a ? b : a));
   if constexpr (Op == 5) return a != a ? a : (b != b ? b : (b < a ? b : a));
+  if constexpr (Op == 6) return a < 0.0f ? a * b : a;
   return exact_div(a, b);
 }
 
@@ -365,6 +366,7 @@ inline Vf vector_op(Vf a, Vf b) {
   if constexpr (Op == 2) return a * b;
   if constexpr (Op == 4) return a != a ? a : (b != b ? b : (b > a ? b : a));
   if constexpr (Op == 5) return a != a ? a : (b != b ? b : (b < a ? b : a));
+  if constexpr (Op == 6) return a < splat(0.0f) ? a * b : a;
   return exact_div(a, b);
 }
 
@@ -399,6 +401,8 @@ void binary_impl(int op, int mode, const float* a, const float* b, float* y, int
       return binary_loop<4>(mode, a, b, y, n);
     case 5:
       return binary_loop<5>(mode, a, b, y, n);
+    case 6:
+      return binary_loop<6>(mode, a, b, y, n);
     default:
       return binary_loop<3>(mode, a, b, y, n);
   }

@@ -462,6 +462,8 @@ OpPtr Binary::codegen(const FactRefs& inputs) const {
       return std::make_shared<BinaryF32>(self, 2, false);
     case BinaryKind::Div:
       return std::make_shared<BinaryF32>(self, 3, false);
+    case BinaryKind::PRelu:
+      return std::make_shared<BinaryF32>(self, static_cast<int>(kernels::BinaryFn::PRelu), false);
     case BinaryKind::Pow: {
       const auto& e = inputs[1]->value;
       bool square = e && e->numel() == 1 && e->value_as_double(0) == 2.0 &&
@@ -491,6 +493,11 @@ std::optional<OutputStep> Binary::output_step(const FactRefs& inputs, size_t val
       break;
     case BinaryKind::Div:
       s.binary = kernels::BinaryFn::Div;
+      break;
+    case BinaryKind::PRelu:
+      // Only on the input x (the slope is the operand): x < 0 ? x * slope : x.
+      if (value != 0) return std::nullopt;
+      s.binary = kernels::BinaryFn::PRelu;
       break;
     default:
       return std::nullopt;

@@ -1,5 +1,5 @@
 // Vectorized f32 element-wise ops put in place by codegen (Binary::codegen, Unary::codegen):
-// BinaryF32 for Add/Sub/Mul/Div (and Pow by the constant 2, as x * x) over equal shapes, a
+// BinaryF32 for Add/Sub/Mul/Div/PRelu (and Pow by the constant 2, as x * x) over equal shapes, a
 // scalar operand, a trailing-dims operand (bias) or a leading-dims operand (per-row value, as in
 // normalizations); other broadcasts run the reference op. UnaryF32 for the kinds with a
 // vectorized kernel (ops/elementwise/unary.h unary_kernel lists them) through
@@ -18,7 +18,8 @@ namespace kiln::ops {
 
 class BinaryF32 : public Op, public OutputStepSource {
  public:
-  // op: 0 add, 1 sub, 2 mul, 3 div; `square`: Pow(x, 2) computed as x * x (input 1 ignored).
+  // op: kernels::BinaryFn's order (0 add, 1 sub, 2 mul, 3 div, 6 prelu); `square`: Pow(x, 2)
+  // computed as x * x (input 1 ignored).
   BinaryF32(std::shared_ptr<const Binary> reference, int op, bool square)
       : reference_(std::move(reference)), op_(op), square_(square) {}
   const std::shared_ptr<const Binary>& reference() const { return reference_; }

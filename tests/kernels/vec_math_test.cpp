@@ -100,9 +100,10 @@ TEST(KernelsVecMath, SpecialValues) {
   }
 }
 
-// add, sub, mul, div are single IEEE operations: every ISA must give the bits of plain float
-// arithmetic, in every broadcast mode, vector body and tail alike (on 32-bit ARM the NEON file is
-// built with -funsafe-math-optimizations, under which GCC would divide by a reciprocal).
+// add, sub, mul, div are single IEEE operations, and prelu (op 6) x < 0 ? x * slope : x: every ISA
+// must give the bits of plain float arithmetic, in every broadcast mode, vector body and tail
+// alike (on 32-bit ARM the NEON file is built with -funsafe-math-optimizations, under which GCC
+// would divide by a reciprocal).
 TEST(KernelsVecMath, BinaryIsExactInEveryMode) {
   std::mt19937 rng(4);
   std::uniform_real_distribution<float> d(-3, 3);
@@ -112,12 +113,16 @@ TEST(KernelsVecMath, BinaryIsExactInEveryMode) {
       std::vector<float> a(n), b(n), y(n);
       for (auto& v : a) v = d(rng);
       for (auto& v : b) v = d(rng) + (d(rng) < 0 ? -3.5f : 3.5f);  // never near 0
-      for (int op = 0; op < 4; op++) {
+      for (int op : {0, 1, 2, 3, 6}) {
         for (int mode = 0; mode < 3; mode++) {
           vm.binary(op, mode, a.data(), b.data(), y.data(), n);
           for (int64_t i = 0; i < n; i++) {
             float x = mode == 2 ? a[0] : a[i], z = mode == 1 ? b[0] : b[i];
-            volatile float want = op == 0 ? x + z : op == 1 ? x - z : op == 2 ? x * z : x / z;
+            volatile float want = op == 0   ? x + z
+                                  : op == 1 ? x - z
+                                  : op == 2 ? x * z
+                                  : op == 6 ? (x < 0 ? x * z : x)
+                                            : x / z;
             ASSERT_EQ(y[i], want) << kernels::isa_name(isa) << " op " << op << " mode " << mode
                                   << " n " << n << " i " << i;
           }

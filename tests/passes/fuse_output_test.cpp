@@ -352,6 +352,33 @@ TEST(FuseOutput, MoreActivationsJoinTheConv) {
   }
 }
 
+TEST(FuseOutput, PReluJoinsTheConvOrRunsVectorized) {
+  // Conv -> PRelu(per-channel slope): a PRelu(row) post step; a PRelu on a graph input: the
+  // vectorized PReluF32 (per channel, and with a full slope); a PRelu whose slope is the conv's
+  // output stays out of the epilogue. Bitwise the reference where no conv rounds differently.
+  Graph g;
+  Outlet x = g.add_source("x", Fact::parse("2,5,6,7,f32"));
+  Outlet slope = g.add_const("slope", random_tensor({5, 1, 1}, 1));
+  int conv = g.add_node("conv", std::make_shared<ops::Conv>(geometry({1, 1}, {0, 0, 0, 0}), 1),
+                        {x, g.add_const("w", random_tensor({5, 5, 1, 1}, 2))});
+  int fused =
+      g.add_node("p0", std::make_shared<ops::Binary>(ops::BinaryKind::PRelu), {{conv, 0}, slope});
+  int alone = g.add_node("p1", std::make_shared<ops::Binary>(ops::BinaryKind::PRelu), {x, slope});
+  int full = g.add_node("p2", std::make_shared<ops::Binary>(ops::BinaryKind::PRelu),
+                        {x, g.add_const("sfull", random_tensor({2, 5, 6, 7}, 3))});
+  int conv2 = g.add_node("conv2", std::make_shared<ops::Conv>(geometry({1, 1}, {0, 0, 0, 0}), 1),
+                         {x, g.add_const("w2", random_tensor({5, 5, 1, 1}, 4))});
+  int as_slope =
+      g.add_node("p3", std::make_shared<ops::Binary>(ops::BinaryKind::PRelu), {x, {conv2, 0}});
+  g.set_outputs({{fused, 0}, {alone, 0}, {full, 0}, {as_slope, 0}}, {"a", "b", "c", "d"});
+  g.analyse();
+  Graph before = g;
+  passes::optimize_passes().run(g);
+  EXPECT_EQ(compute_ops(g), "ConvPacked PReluF32 PReluF32 ConvPacked PReluF32");
+  EXPECT_EQ(epilogues(g), "PRelu(row)");
+  expect_same_outputs(before, g, {random_tensor({2, 5, 6, 7}, 5)}, 1e-5, 1e-5);
+}
+
 TEST(FuseOutput, AtMostTheEpiloguesPostSteps) {
   // Relu goes to the register stage; then six post steps fit and the seventh stays a node.
   Graph g;
