@@ -14,6 +14,7 @@
 #include "passes/fuse_gelu.h"
 #include "passes/fuse_hard_swish.h"
 #include "passes/fuse_layer_norm.h"
+#include "passes/fuse_mish.h"
 #include "passes/fuse_output.h"
 #include "passes/fuse_silu.h"
 #include "passes/fuse_softmax.h"
@@ -69,6 +70,7 @@ PassManager declutter_passes(std::string_view without) {
   add(std::make_unique<FuseSoftmax>());
   add(std::make_unique<FuseHardSwish>());
   add(std::make_unique<FuseSilu>());
+  add(std::make_unique<FuseMish>());
   add(std::make_unique<ClampChains>());
   add(std::make_unique<CommonSubexpressions>());
   return m;

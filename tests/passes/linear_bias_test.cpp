@@ -19,6 +19,7 @@
 #include "pass_test_util.h"
 #include "passes/fold_affine.h"
 #include "passes/fold_scale.h"
+#include "passes/fuse_mish.h"
 #include "passes/fuse_silu.h"
 #include "passes/gemm_to_matmul.h"
 #include "passes/merge_parallel_matmuls.h"
@@ -329,6 +330,34 @@ TEST(FuseSilu, BothOrdersAndNotWhenSigmoidIsShared) {
     g.analyse();
     passes::FuseSilu pass;
     EXPECT_EQ(pass.run(g), 0u);
+  }
+}
+
+TEST(FuseMish, BothOrdersAndNotWhenAPartIsShared) {
+  // x * Tanh(Softplus(x)) in either order becomes Mish(x); a Softplus or Tanh read elsewhere, or
+  // a product with another tensor, stays.
+  for (int variant = 0; variant < 4; variant++) {
+    Graph g;
+    Outlet x = g.add_source("x", Fact::parse("3,8,f32"));
+    Outlet z = g.add_source("z", Fact::parse("3,8,f32"));
+    int sp = g.add_node("sp", std::make_shared<ops::Unary>(ops::UnaryKind::Softplus), {x});
+    int th = g.add_node("th", std::make_shared<ops::Unary>(ops::UnaryKind::Tanh), {{sp, 0}});
+    Outlet other = variant == 3 ? z : x;
+    std::vector<Outlet> in =
+        variant == 1 ? std::vector<Outlet>{other, {th, 0}} : std::vector<Outlet>{{th, 0}, other};
+    int y = g.add_node("y", bin(BinaryKind::Mul), in);
+    if (variant == 2)
+      g.set_outputs({{y, 0}, {sp, 0}}, {"y", "sp"});
+    else
+      g.set_outputs({{y, 0}}, {"y"});
+    g.analyse();
+    Graph before = g;
+    passes::FuseMish pass;
+    const bool fused = variant < 2;
+    EXPECT_EQ(pass.run(g) > 0, fused);
+    EXPECT_EQ(compute_ops(g), fused ? "Mish" : "Softplus Tanh Mul");
+    expect_same_outputs(before, g, {random_tensor({3, 8}, 5, -8, 8), random_tensor({3, 8}, 6)},
+                        1e-6, 1e-6);
   }
 }
 
