@@ -4,7 +4,8 @@
 //
 // Accuracy (tested in tests/kernels/norm_test.cpp against double references):
 //   softmax:     |rel err| <= 4e-7 (exp, see vec_math.h) + ceil(n / lanes) * 2^-24 (the row sum,
-//                kept in one accumulator per vector lane) + 2^-24 (the final product).
+//                kept in one accumulator per vector lane) + 2^-24 (the final product); over an
+//                inner axis (softmax_axis), n 2^-24 for its n terms per column.
 //   log_softmax: |abs err| <= 2^-24 * (|x - max| + |log sum|) + the sum's relative error.
 //   layer_norm:  mean and variance summed in float, one accumulator per lane (two passes, so no
 //                cancellation from E[x^2] - E[x]^2): relative error of the statistics
@@ -30,6 +31,11 @@ struct NormKernels {
                      float* mean, float* inv_std, int64_t rows, int64_t n);
   // y = gelu(x) element-wise, n values; `tanh_form` picks the tanh approximation.
   void (*gelu)(const float* x, float* y, int64_t n, bool tanh_form);
+  // Softmax (log-softmax) over the first axis of a [len, inner] block (an axis that is not the
+  // last: the channels of NCHW, YOLOv8's box bins), columns [j0, j1) only; y may alias x. The
+  // lanes run along inner, each summing its own column (errors as softmax's with n = len).
+  void (*softmax_axis)(const float* x, float* y, int64_t len, int64_t inner, int64_t j0, int64_t j1,
+                       bool log);
 };
 
 // The kernels of an ISA (every ISA has them; generic is portable C++).

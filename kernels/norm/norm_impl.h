@@ -3,6 +3,7 @@
 // vec_math_impl.h; anonymous namespace: see kernels/mmm/x86_64/tile_simd.h.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -77,6 +78,42 @@ void softmax_impl(const float* x, float* y, int64_t rows, int64_t n, bool log) {
   for (int64_t r = 0; r < rows; r++) softmax_row(x + r * n, y + r * n, n, log);
 }
 
+// Softmax over the middle axis of [len, inner] for the columns [j, j + count) (count <= kW): one
+// vector of columns, its max, exponentials and sum down the len rows (each lane its own column;
+// the lanes past count load zeros and are not stored).
+inline void softmax_columns(const float* x, float* y, int64_t len, int64_t inner, int64_t j,
+                            int64_t count, bool log) {
+  auto ld = [&](const float* p) { return count == kW ? load(p) : load_lanes(p, count); };
+  auto st = [&](float* p, Vf v) {
+    if (count == kW)
+      store(p, v);
+    else
+      store_lanes(p, v, count);
+  };
+  Vf m = splat(-std::numeric_limits<float>::infinity());
+  for (int64_t a = 0; a < len; a++) m = vmax(m, ld(x + a * inner + j));
+  Vf s = splat(0.0f);
+  for (int64_t a = 0; a < len; a++) {
+    const Vf e = vexp(ld(x + a * inner + j) - m);
+    s += e;
+    if (!log) st(y + a * inner + j, e);
+  }
+  if (log) {
+    // (x - max) - log(sum), as softmax_row.
+    const Vf ls = vlog(s);
+    for (int64_t a = 0; a < len; a++) st(y + a * inner + j, (ld(x + a * inner + j) - m) - ls);
+    return;
+  }
+  const Vf inv = splat(1.0f) / s;
+  for (int64_t a = 0; a < len; a++) st(y + a * inner + j, ld(y + a * inner + j) * inv);
+}
+
+void softmax_axis_impl(const float* x, float* y, int64_t len, int64_t inner, int64_t j0, int64_t j1,
+                       bool log) {
+  for (int64_t j = j0; j < j1; j += kW)
+    softmax_columns(x, y, len, inner, j, std::min<int64_t>(kW, j1 - j), log);
+}
+
 void layer_norm_row(const float* x, const float* gamma, const float* beta, float eps, float* y,
                     float* mean_out, float* inv_out, int64_t n) {
   const int64_t full = n - n % kW, rest = n - full;
@@ -126,7 +163,7 @@ void gelu_impl(const float* x, float* y, int64_t n, bool tanh_form) {
 }
 
 inline NormKernels make_norm_kernels() {
-  return NormKernels{&softmax_impl, &layer_norm_impl, &gelu_impl};
+  return NormKernels{&softmax_impl, &layer_norm_impl, &gelu_impl, &softmax_axis_impl};
 }
 
 }  // namespace

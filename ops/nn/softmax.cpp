@@ -143,9 +143,11 @@ OpPtr Softmax::codegen(const FactRefs& inputs) const {
     if (axis_ < -rank || axis_ > rank) return nullptr;
     row_axis = static_cast<size_t>(axis_ < 0 ? axis_ + rank : axis_);
   } else {
-    // Only the last axis is contiguous; other axes keep the reference.
-    if (normalize_axis(axis_, inputs[0]->rank(), name()) != static_cast<size_t>(rank - 1))
-      return nullptr;
+    // The last axis: contiguous rows; another axis: vectors along the dims after it.
+    const size_t axis = normalize_axis(axis_, inputs[0]->rank(), name());
+    if (axis != static_cast<size_t>(rank - 1))
+      return std::make_shared<SoftmaxF32>(std::make_shared<Softmax>(*this), axis,
+                                          kind_ == SoftmaxKind::LogSoftmax, true);
     row_axis = static_cast<size_t>(rank - 1);
   }
   return std::make_shared<SoftmaxF32>(std::make_shared<Softmax>(*this), row_axis,

@@ -71,6 +71,53 @@ TEST(KernelsNorm, SoftmaxAndLogSoftmaxWithinStatedError) {
   }
 }
 
+// softmax_axis: the columns of [len, inner] blocks (inner sizes around the lane counts), in
+// column ranges that start and end off the vector boundaries, against the reference in double;
+// bounds as softmax's with n = len terms per lane (each lane sums one column), log(sum) from
+// vec_math's log (within 2 ulp: a further 4 |log sum| 2^-24).
+TEST(KernelsNorm, SoftmaxOverAnInnerAxisWithinStatedError) {
+  std::mt19937 rng(12);
+  for (kernels::Isa isa : kernels::supported_isas()) {
+    SCOPED_TRACE(kernels::isa_name(isa));
+    const auto& k = kernels::norm_kernels(isa);
+    for (int64_t len : {1, 2, 3, 16, 33}) {
+      for (int64_t inner : {1, 3, 7, 8, 9, 17, 64, 65, 130}) {
+        std::vector<float> x = random_values(rng, len * inner, -8, 8);
+        if (len > 2) x[static_cast<size_t>(inner)] += 1e3f;  // column 0: a dominant entry
+        std::vector<double> xd(x.begin(), x.end()), ref(x.size()), ref_log(x.size());
+        ops::softmax_rows(xd.data(), ref.data(), 1, len, inner, false);
+        ops::softmax_rows(xd.data(), ref_log.data(), 1, len, inner, true);
+        std::vector<float> y(x.size(), -7.0f), yl(x.size(), -7.0f);
+        // Three column ranges covering [0, inner): the kernel must touch only its own.
+        const int64_t c1 = inner / 3, c2 = inner - inner / 4;
+        for (auto [j0, j1] : {std::pair{int64_t{0}, c1}, std::pair{c1, c2}, std::pair{c2, inner}}) {
+          if (j0 == j1) continue;
+          k.softmax_axis(x.data(), y.data(), len, inner, j0, j1, false);
+          k.softmax_axis(x.data(), yl.data(), len, inner, j0, j1, true);
+        }
+        for (int64_t j = 0; j < inner; j++) {
+          double m = -INFINITY, s = 0;
+          for (int64_t a = 0; a < len; a++) m = std::max(m, xd[a * inner + j]);
+          for (int64_t a = 0; a < len; a++) s += std::exp(xd[a * inner + j] - m);
+          for (int64_t a = 0; a < len; a++) {
+            const size_t i = static_cast<size_t>(a * inner + j);
+            const double tol = 4e-7 + kEps * (std::fabs(xd[i] - m) + len + 2);
+            ASSERT_LE(std::fabs(y[i] - ref[i]), tol * ref[i])
+                << "len " << len << " inner " << inner << " at " << i;
+            const double tol_log =
+                4e-7 + kEps * (2 * std::fabs(xd[i] - m) + 6 * std::fabs(std::log(s)) + len + 2);
+            ASSERT_LE(std::fabs(yl[i] - ref_log[i]), tol_log)
+                << "len " << len << " inner " << inner << " at " << i;
+          }
+        }
+        std::vector<float> inplace = x;
+        k.softmax_axis(inplace.data(), inplace.data(), len, inner, 0, inner, false);
+        for (size_t i = 0; i < x.size(); i++) ASSERT_EQ(inplace[i], y[i]);
+      }
+    }
+  }
+}
+
 TEST(KernelsNorm, SoftmaxOfLargeAndEqualValues) {
   for (kernels::Isa isa : kernels::supported_isas()) {
     SCOPED_TRACE(kernels::isa_name(isa));
