@@ -395,8 +395,105 @@ void average_planes_impl(const float* x, float* y, int64_t planes, int64_t n) {
   }
 }
 
+// rr[i] = the sum over `rows` rows (stride ld) of x[r * ld + i], from row 0 down, i < n.
+void column_sum(const float* x, int64_t ld, int64_t rows, int64_t n, float* rr) {
+  int64_t i = 0;
+  for (; i + kW <= n; i += kW) {
+    Vf v = load(x + i);
+    for (int64_t r = 1; r < rows; r++) v += load(x + r * ld + i);
+    store(rr + i, v);
+  }
+  for (; i < n; i++) {
+    float v = x[i];
+    for (int64_t r = 1; r < rows; r++) v += x[r * ld + i];
+    rr[i] = v;
+  }
+}
+
+// out[t] = (sum over i < kw of r[t * S + i]) / div for t < count; reads r[0 .. (count - 1) S +
+// kw] (S = 2: one float past, dropped), as row_window_max.
+template <int S>
+void row_window_avg(const float* r, int64_t kw, int64_t count, float div, float* out) {
+  const Vf d = splat(div);
+  auto block = [&](int64_t t) {
+    const float* p = r + t * S;
+    Vf s = S == 1 ? load(p) : even_lanes(load(p), load(p + kW));
+    for (int64_t i = 1; i < kw; i++) {
+      const float* q = r + t * S + i;
+      s += S == 1 ? load(q) : even_lanes(load(q), load(q + kW));
+    }
+    store(out + t, exact_div(s, d));
+  };
+  int64_t t = 0;
+  for (; t + kW <= count; t += kW) block(t);
+  if (t == count) return;
+  if (count >= kW) return block(count - kW);
+  for (; t < count; t++) {
+    float s = r[t * S];
+    for (int64_t i = 1; i < kw; i++) s += r[t * S + i];
+    out[t] = exact_div(s, div);
+  }
+}
+
+void average_pool_2d_impl(const float* x, float* y, int64_t planes, const MaxPool2dGeometry& g,
+                          bool include_pad, float* rr) {
+  const int64_t ih = g.in_h, iw = g.in_w, oh = g.out_h, ow = g.out_w;
+  const int64_t kh = g.kernel_h, kw = g.kernel_w, sy = g.stride_h, sx = g.stride_w;
+  const int64_t py = g.pad_h, px = g.pad_w;
+  // Outputs [in0, in1) have their whole window inside the row (count kw either way).
+  const int64_t in0 = std::min<int64_t>(ow, (px + sx - 1) / sx);
+  const int64_t in1 =
+      iw - kw + px < 0 ? in0 : std::clamp<int64_t>((iw - kw + px) / sx + 1, in0, ow);
+  rr[iw] = 0.0f;  // read (and dropped) by the stride-2 rows' last vector
+  // Positions of a window starting at `start` (size k) inside [lo, hi).
+  auto inside = [](int64_t start, int64_t k, int64_t lo, int64_t hi) {
+    return std::max<int64_t>(0, std::min(start + k, hi) - std::max(start, lo));
+  };
+  for (int64_t p = 0; p < planes; p++) {
+    const float* xp = x + p * ih * iw;
+    float* yp = y + p * oh * ow;
+    for (int64_t oy = 0; oy < oh; oy++) {
+      const int64_t sy0 = oy * sy - py;
+      const int64_t y0 = std::max<int64_t>(sy0, 0), y1 = std::min<int64_t>(sy0 + kh, ih);
+      const int64_t rows = std::max<int64_t>(y1 - y0, 0);
+      const int64_t cy = include_pad ? inside(sy0, kh, -py, ih + g.pad_end_h) : rows;
+      float* out = yp + oy * ow;
+      if (rows > 0) {
+        column_sum(xp + y0 * iw, iw, rows, iw, rr);
+      } else {
+        std::fill(rr, rr + iw, 0.0f);
+      }
+      auto edge = [&](int64_t ox) {
+        const int64_t sx0 = ox * sx - px;
+        const int64_t x0 = std::max<int64_t>(sx0, 0), x1 = std::min<int64_t>(sx0 + kw, iw);
+        const int64_t cx = include_pad ? inside(sx0, kw, -px, iw + g.pad_end_w) : x1 - x0;
+        const int64_t count = cy * cx;
+        float s = 0.0f;
+        for (int64_t i = x0; i < x1; i++) s += rr[i];
+        out[ox] = count > 0 ? exact_div(s, static_cast<float>(count))
+                            : std::numeric_limits<float>::quiet_NaN();
+      };
+      for (int64_t ox = 0; ox < in0; ox++) edge(ox);
+      if (in1 > in0 && cy > 0) {
+        const float* r = rr + in0 * sx - px;
+        const float div = static_cast<float>(cy * kw);
+        if (sx == 2) {
+          row_window_avg<2>(r, kw, in1 - in0, div, out + in0);
+        } else if (sx == 1) {
+          row_window_avg<1>(r, kw, in1 - in0, div, out + in0);
+        } else {
+          for (int64_t ox = in0; ox < in1; ox++) edge(ox);
+        }
+      } else {
+        for (int64_t ox = in0; ox < in1; ox++) edge(ox);
+      }
+      for (int64_t ox = in1; ox < ow; ox++) edge(ox);
+    }
+  }
+}
+
 inline PoolKernels make_pool_kernels() {
-  return PoolKernels{&max_pool_2d_impl, &average_planes_impl};
+  return PoolKernels{&max_pool_2d_impl, &average_planes_impl, &average_pool_2d_impl};
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "base/error.h"
+#include "ops/nn/avg_pool_f32.h"
 #include "ops/nn/nn_common.h"
 
 namespace kiln::ops {
@@ -193,6 +194,16 @@ void avg_lp_pool(const Tensor& x, const Window3& w, bool lp, bool count_include_
 }
 
 }  // namespace
+
+OpPtr Pool::codegen(const FactRefs& inputs) const {
+  if (inputs.empty() || !inputs[0]) return nullptr;
+  try {
+    if (!AvgPoolF32::supports(*this, *inputs[0])) return nullptr;
+  } catch (const Error&) {
+    return nullptr;  // an invalid geometry: the reference op reports it when run
+  }
+  return std::make_shared<AvgPoolF32>(std::make_shared<Pool>(*this), options_.count_include_pad);
+}
 
 void Pool::eval(EvalContext& ctx, const TensorRefs& inputs) const {
   const Tensor& x = required(inputs, 0, name());

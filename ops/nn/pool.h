@@ -23,7 +23,12 @@ class Pool : public Op {
   std::vector<Fact> output_facts(const FactRefs& inputs) const override;
   void eval(EvalContext& ctx, const TensorRefs& inputs) const override;
   Cost cost(const FactRefs& inputs) const override;
+  // f32 AveragePool of 1 or 2 spatial dims without dilation: AvgPoolF32 (ops/nn/avg_pool_f32.h).
+  OpPtr codegen(const FactRefs& inputs) const override;
+  // MaxPool (MaxPoolValues, ops/nn/max_pool_values.h) and AveragePool have kernel forms.
+  bool is_reference_impl() const override { return kind_ != PoolKind::Lp; }
   PoolKind kind() const { return kind_; }
+  const Options& options() const { return options_; }
   const WindowGeometry& geometry() const { return geo_; }
 
  private:

@@ -9,11 +9,14 @@
 //   off by ~|x| / n, thousands of times more.
 #include <gtest/gtest.h>
 
+#include "base/threading.h"
+
 #include <cmath>
 #include <limits>
 #include <random>
 #include <string>
 
+#include "base/threading.h"
 #include "kernels/pool/max_pool_q8.h"
 #include "kernels/pool/pool.h"
 #include "ops/nn/pool.h"
@@ -68,6 +71,8 @@ bool random_case(std::mt19937& rng, bool one_d, Case& c) {
   c.k.stride_w = sx;
   c.k.pad_h = one_d ? 0 : r.pad_begin[0];
   c.k.pad_w = r.pad_begin.back();
+  c.k.pad_end_h = one_d ? 0 : pb;
+  c.k.pad_end_w = pr;
   return c.k.out_h > 0 && c.k.out_w > 0;
 }
 
@@ -99,6 +104,68 @@ TEST(KernelsPool, MaxPoolMatchesReferenceEveryIsa) {
             << kernels::isa_name(isa) << " at " << i << " in " << shape_to_string(c.x_shape)
             << " k " << c.k.kernel_h << "x" << c.k.kernel_w << " s " << c.k.stride_h << ","
             << c.k.stride_w << " pad " << c.k.pad_h << "," << c.k.pad_w;
+      }
+    }
+    checked++;
+  }
+  EXPECT_GT(checked, 300);
+}
+
+// average_pool_2d against the reference AveragePool op on the same random geometries (floor and
+// ceil mode, whose last windows may reach past the end padding, which count_include_pad does not
+// count), count_include_pad on and off, every ISA; the sums run in another order (column sums,
+// then along the row): within (kh + kw + 2) 2^-24 sum |x| / count of the reference, which a
+// dropped, doubled or miscounted element exceeds by orders of magnitude. Then Pool::codegen's
+// AvgPoolF32 against the reference op at 1 and 2 threads.
+TEST(KernelsPool, AveragePoolMatchesReferenceEveryIsa) {
+  std::mt19937 rng(6);
+  std::uniform_real_distribution<float> d(-1, 1);
+  int checked = 0;
+  for (int iter = 0; iter < 400; iter++) {
+    Case c;
+    if (!random_case(rng, iter % 4 == 3, c)) continue;
+    std::vector<float> v(static_cast<size_t>(shape_numel(c.x_shape)));
+    for (auto& e : v) e = d(rng);
+    const bool include = iter % 2 == 0;
+    ops::Pool::Options opt;
+    opt.count_include_pad = include;
+    ops::Pool pool(ops::PoolKind::Average, c.g, opt);
+    const Tensor x = Tensor::from_vector<float>(c.x_shape, v);
+    Tensor want = run_op(pool, {x})[0];
+    const int64_t planes = c.x_shape[0] * c.x_shape[1];
+    ASSERT_EQ(want.numel(), planes * c.k.out_h * c.k.out_w);
+    const double tol = (c.k.kernel_h + c.k.kernel_w + 2) / double(1 << 24);
+    for (kernels::Isa isa : kernels::supported_isas()) {
+      std::vector<float> got(static_cast<size_t>(want.numel()), 7.0f);
+      std::vector<float> row(static_cast<size_t>(c.k.in_w + 1), 3.0f);
+      kernels::pool_kernels(isa).average_pool_2d(v.data(), got.data(), planes, c.k, include,
+                                                 row.data());
+      for (int64_t i = 0; i < want.numel(); i++) {
+        const float w = want.data<float>()[i];
+        if (std::isnan(w)) {
+          ASSERT_TRUE(std::isnan(got[i])) << i;
+          continue;
+        }
+        ASSERT_NEAR(got[i], w, tol)
+            << kernels::isa_name(isa) << " at " << i << " in " << shape_to_string(c.x_shape)
+            << " k " << c.k.kernel_h << "x" << c.k.kernel_w << " s " << c.k.stride_h << ","
+            << c.k.stride_w << " pad " << c.k.pad_h << "," << c.k.pad_w << " include " << include
+            << " ceil " << c.g.ceil_mode;
+      }
+    }
+    std::vector<Fact> facts = {Fact(DatumType::F32, c.x_shape)};
+    OpPtr fast = pool.codegen(kiln::testing::fact_refs(facts));
+    ASSERT_NE(fast, nullptr);
+    for (int threads : {1, 2}) {
+      set_num_threads(threads);
+      Tensor got = run_op(*fast, {x})[0];
+      set_num_threads(0);
+      ASSERT_EQ(got.shape(), want.shape());
+      for (int64_t i = 0; i < want.numel(); i++) {
+        const float w = want.data<float>()[i];
+        if (!std::isnan(w)) {
+          ASSERT_NEAR(got.data<float>()[i], w, tol) << i;
+        }
       }
     }
     checked++;

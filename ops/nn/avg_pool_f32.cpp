@@ -1,0 +1,79 @@
+#include "ops/nn/avg_pool_f32.h"
+
+#include "base/error.h"
+#include "base/threading.h"
+#include "kernels/pool/pool.h"
+
+namespace kiln::ops {
+
+AvgPoolF32::AvgPoolF32(std::shared_ptr<const Pool> reference, bool count_include_pad)
+    : reference_(std::move(reference)), count_include_pad_(count_include_pad) {
+  for (size_t rank : {1, 2}) {
+    try {
+      completed_[rank - 1] = reference_->geometry().complete(rank, "AveragePool");
+    } catch (const Error&) {
+      // Not valid for this rank: eval completes it again and reports the error.
+    }
+  }
+}
+
+bool AvgPoolF32::supports(const Pool& pool, const Fact& input) {
+  if (pool.kind() != PoolKind::Average || input.dt != DatumType::F32) return false;
+  if (input.rank() != 3 && input.rank() != 4) return false;
+  WindowGeometry g = pool.geometry().complete(input.rank() - 2, "AveragePool");
+  for (int64_t d : g.dilations) {
+    if (d != 1) return false;
+  }
+  return true;
+}
+
+void AvgPoolF32::eval(EvalContext& ctx, const TensorRefs& inputs) const {
+  const Tensor& x = required(inputs, 0, name());
+  KILN_ENSURE(x.dtype() == DatumType::F32 && (x.rank() == 3 || x.rank() == 4),
+              "AvgPoolF32: input must be f32 of rank 3 or 4, got {} [{}]", name_of(x.dtype()),
+              shape_to_string(x.shape()));
+  const auto& done = completed_[x.rank() - 3];
+  WindowGeometry g =
+      done ? WindowGeometry{} : reference_->geometry().complete(x.rank() - 2, "AveragePool");
+  const WindowGeometry& geo = done ? *done : g;
+  Shape& in_spatial = ctx.temp_shape(0);
+  in_spatial.assign(x.shape().begin() + 2, x.shape().end());
+  Shape& out_spatial = ctx.temp_shape(1);
+  Shape& pad_begin = ctx.temp_shape(2);
+  geo.resolve_into(in_spatial, "AveragePool", out_spatial, pad_begin);
+  Window3 w = make_window3(geo, in_spatial, out_spatial, pad_begin, "AveragePool");
+  KILN_ENSURE(w.dilation[1] == 1 && w.dilation[2] == 1, "AvgPoolF32: dilations must be 1");
+  Shape& out_shape = ctx.temp_shape(3);
+  out_shape.push_back(x.dim(0));
+  out_shape.push_back(x.dim(1));
+  out_shape.insert(out_shape.end(), out_spatial.begin(), out_spatial.end());
+  Tensor& y = ctx.output(0, DatumType::F32, out_shape);
+  if (y.numel() == 0) return;
+  const int64_t planes = x.dim(0) * x.dim(1);
+  kernels::MaxPool2dGeometry k;
+  k.in_h = w.in[1];
+  k.in_w = w.in[2];
+  k.out_h = w.out[1];
+  k.out_w = w.out[2];
+  k.kernel_h = w.kernel[1];
+  k.kernel_w = w.kernel[2];
+  k.stride_h = w.stride[1];
+  k.stride_w = w.stride[2];
+  k.pad_h = w.pad[1];
+  k.pad_w = w.pad[2];
+  k.pad_end_h = w.pad_end[1];
+  k.pad_end_w = w.pad_end[2];
+  const int64_t in_plane = k.in_h * k.in_w, out_plane = k.out_h * k.out_w;
+  const float* xd = x.data<float>();
+  float* yd = y.data<float>();
+  const kernels::PoolKernels& kern = kernels::pool_kernels();
+  // One row of column sums per plane of the node's scratch (taken on the evaluating thread).
+  const int64_t row = k.in_w + 1;
+  float* rows = ctx.scratch<float>(static_cast<size_t>(planes * row));
+  parallel_for_work(planes, in_plane + out_plane * k.kernel_w, [&](int64_t p0, int64_t p1) {
+    kern.average_pool_2d(xd + p0 * in_plane, yd + p0 * out_plane, p1 - p0, k, count_include_pad_,
+                         rows + p0 * row);
+  });
+}
+
+}  // namespace kiln::ops
