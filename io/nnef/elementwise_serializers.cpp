@@ -29,6 +29,12 @@ bool write_unary(Ctx& c, const Node& n) {
     c.assign(n, 0, fmt::format("elu({}, alpha = {})", x, nnef_real(op.params().alpha)));
   } else if (op.kind() == K::LeakyRelu) {
     c.assign(n, 0, fmt::format("leaky_relu({}, alpha = {})", x, nnef_real(op.params().alpha)));
+  } else if (op.kind() == K::Mish) {
+    // Standard NNEF: mul(x, tanh(softplus(x))) (reading it back, fuse-mish makes the Mish again).
+    const std::string base = c.planned_name({n.id, 0});
+    std::string sp = c.temp(base + "_softplus", fmt::format("softplus({})", x));
+    std::string t = c.temp(base + "_tanh", fmt::format("tanh({})", sp));
+    c.assign(n, 0, fmt::format("mul({}, {})", x, t));
   } else if (op.kind() == K::Erf) {
     c.use_extension("kiln_registry kiln_core", "Erf");
     c.assign(n, 0, fmt::format("kiln_core_erf({})", x));
@@ -188,6 +194,7 @@ void register_elementwise_serializers(std::map<std::string, Serializer>& s) {
                  ops::VariadicKind::Max})
     s[ops::Variadic(k).name()] = write_variadic;
   s["Silu"] = write_silu;
+  s[ops::Unary(ops::UnaryKind::Mish).name()] = write_unary;
   s["Clip"] = write_clip;
   s["Identity"] = write_copy;
   s["Dropout"] = write_copy;

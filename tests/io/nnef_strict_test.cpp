@@ -138,6 +138,7 @@ TEST(NnefStrictLowering, Activations) {
       {K::Asinh, {}, -50, 50, {"log", "sqrt", "sign"}},
       {K::Acosh, {}, 1, 40, {"log", "sqrt"}},
       {K::Atanh, {}, -0.95f, 0.95f, {"log", "div"}},
+      {K::Mish, {}, -20, 20, {"softplus", "tanh", "mul"}},
   };
   for (const auto& a : cases) {
     SCOPED_TRACE(ops::Unary(a.kind).name());
