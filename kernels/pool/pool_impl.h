@@ -249,6 +249,18 @@ void pairs_max(const float* r, int64_t count, float* out) {
     out[t] = keep_max(r[2 * t + 1], keep_max(r[2 * t], -std::numeric_limits<float>::infinity()));
 }
 
+// The outputs [first, last) of a row whose whole window lies inside the input row.
+struct InsideOutputs {
+  int64_t first, last;
+};
+inline InsideOutputs inside_outputs(const MaxPool2dGeometry& g) {
+  const int64_t iw = g.in_w, ow = g.out_w, kw = g.kernel_w, sx = g.stride_w, px = g.pad_w;
+  const int64_t in0 = std::min<int64_t>(ow, (px + sx - 1) / sx);
+  const int64_t in1 =
+      iw - kw + px < 0 ? in0 : std::clamp<int64_t>((iw - kw + px) / sx + 1, in0, ow);
+  return {in0, in1};
+}
+
 void max_pool_2d_impl(const float* x, float* y, int64_t planes, const MaxPool2dGeometry& g,
                       float* rr) {
   // 1 x 2 windows of stride 2 that tile the rows exactly, no padding (pooling the frequency axis
@@ -263,9 +275,7 @@ void max_pool_2d_impl(const float* x, float* y, int64_t planes, const MaxPool2dG
   const int64_t kh = g.kernel_h, kw = g.kernel_w, sy = g.stride_h, sx = g.stride_w;
   const int64_t py = g.pad_h, px = g.pad_w;
   // Outputs [in0, in1) have their whole window inside the row.
-  const int64_t in0 = std::min<int64_t>(ow, (px + sx - 1) / sx);
-  const int64_t in1 =
-      iw - kw + px < 0 ? in0 : std::clamp<int64_t>((iw - kw + px) / sx + 1, in0, ow);
+  const auto [in0, in1] = inside_outputs(g);
   rr[iw] = lowest;  // read (and dropped) by the stride-2 rows' last vector
   const float* x_end = x + planes * ih * iw;
   const bool fused_3s2 = sx == 2 && kw == 3 && in1 > in0;
@@ -441,9 +451,7 @@ void average_pool_2d_impl(const float* x, float* y, int64_t planes, const MaxPoo
   const int64_t kh = g.kernel_h, kw = g.kernel_w, sy = g.stride_h, sx = g.stride_w;
   const int64_t py = g.pad_h, px = g.pad_w;
   // Outputs [in0, in1) have their whole window inside the row (count kw either way).
-  const int64_t in0 = std::min<int64_t>(ow, (px + sx - 1) / sx);
-  const int64_t in1 =
-      iw - kw + px < 0 ? in0 : std::clamp<int64_t>((iw - kw + px) / sx + 1, in0, ow);
+  const auto [in0, in1] = inside_outputs(g);
   rr[iw] = 0.0f;  // read (and dropped) by the stride-2 rows' last vector
   // Positions of a window starting at `start` (size k) inside [lo, hi).
   auto inside = [](int64_t start, int64_t k, int64_t lo, int64_t hi) {

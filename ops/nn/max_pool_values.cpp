@@ -59,17 +59,7 @@ void MaxPoolValues::eval(EvalContext& ctx, const TensorRefs& inputs) const {
   Tensor& y = ctx.output(0, dt, out_shape);
   if (y.numel() == 0) return;
   const int64_t planes = x.dim(0) * x.dim(1);
-  kernels::MaxPool2dGeometry k;
-  k.in_h = w.in[1];
-  k.in_w = w.in[2];
-  k.out_h = w.out[1];
-  k.out_w = w.out[2];
-  k.kernel_h = w.kernel[1];
-  k.kernel_w = w.kernel[2];
-  k.stride_h = w.stride[1];
-  k.stride_w = w.stride[2];
-  k.pad_h = w.pad[1];
-  k.pad_w = w.pad[2];
+  const kernels::MaxPool2dGeometry k = pool_2d_geometry(w);
   const int64_t in_plane = k.in_h * k.in_w, out_plane = k.out_h * k.out_w;
   if (dt != DatumType::F32) {
     // 8-bit values (quantized models): one row of column maxima per chunk of planes.

@@ -201,4 +201,21 @@ kernels::ConvGeometry conv_geometry(const Window3& w3) {
   return geo;
 }
 
+kernels::MaxPool2dGeometry pool_2d_geometry(const Window3& w) {
+  kernels::MaxPool2dGeometry k;
+  k.in_h = w.in[1];
+  k.in_w = w.in[2];
+  k.out_h = w.out[1];
+  k.out_w = w.out[2];
+  k.kernel_h = w.kernel[1];
+  k.kernel_w = w.kernel[2];
+  k.stride_h = w.stride[1];
+  k.stride_w = w.stride[2];
+  k.pad_h = w.pad[1];
+  k.pad_w = w.pad[2];
+  k.pad_end_h = w.pad_end[1];
+  k.pad_end_w = w.pad_end[2];
+  return k;
+}
+
 }  // namespace kiln::ops

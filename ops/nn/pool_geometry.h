@@ -9,6 +9,7 @@
 #include "core/dim.h"
 #include "core/op.h"
 #include "kernels/conv/conv_geometry.h"
+#include "kernels/pool/pool.h"
 
 namespace kiln::ops {
 
@@ -69,5 +70,7 @@ Window3 make_window3(const WindowGeometry& geo, const Shape& input, const Shape&
 
 // The kernels' view of a window (kernels/conv/conv_geometry.h).
 kernels::ConvGeometry conv_geometry(const Window3& w3);
+// The pool kernels' view of a window of 1 or 2 spatial dims (kernels/pool/pool.h).
+kernels::MaxPool2dGeometry pool_2d_geometry(const Window3& w3);
 
 }  // namespace kiln::ops
