@@ -308,8 +308,11 @@ TEST(KernelsVecMath, MoreActivationsLikeTheReference) {
     vm.unary(F::Neg, x.data(), y.data(), n, 0, 0);
     for (int64_t i = 0; i < n; i++) ASSERT_TRUE(same_or_flushed(isa, y[i], -x[i])) << i;
     vm.unary(F::Sqrt, pos.data(), y.data(), n, 0, 0);
-    for (int64_t i = 0; i < n; i++)
-      ASSERT_TRUE(same_or_flushed(isa, y[i], std::sqrt(pos[i]), pos[i] < 1.2e-38f)) << pos[i];
+    for (int64_t i = 0; i < n; i++) {
+      // A flushing ISA reads a subnormal input as 0 (its square root, 1e-19, is normal).
+      if (flushes_subnormals(isa) && pos[i] < std::numeric_limits<float>::min()) continue;
+      ASSERT_TRUE(same_or_flushed(isa, y[i], std::sqrt(pos[i]))) << pos[i];
+    }
     vm.unary(F::Reciprocal, x.data(), y.data(), n, 0, 0);
     for (int64_t i = 0; i < n; i++)
       ASSERT_TRUE(same_or_flushed(isa, y[i], 1.0f / x[i], std::fabs(x[i]) < 1.2e-38f)) << x[i];
