@@ -12,9 +12,10 @@
 //            tested: 2e-7 |x| + 1e-6 |y|); hard_swish, leaky_relu, clamp, max, min: exact (as the
 //            reference); hard_sigmoid within one rounding (alpha x + beta may be one FMA).
 //   elu, selu, celu (expm1: a Taylor polynomial below |x| = 0.5, exp - 1 above), softplus
-//            (max(x, 0) + log1p(exp(-|x|)), log1p as 2 atanh(u / (2 + u))), mish (x n / (n + 2), n = e^x (e^x + 2)), log
-//            (Cephes-style polynomial): within 1e-6 relative (+1e-30 absolute) of the exact value;
-//            abs, neg, sqrt, reciprocal, softsign, thresholded_relu: exact (as the reference).
+//            (max(x, 0) + log1p(exp(-|x|)), log1p as 2 atanh(u / (2 + u))), mish
+//            (x n / (n + 2), n = e^x (e^x + 2)), log (Cephes-style polynomial): within 1e-6
+//            relative (+1e-30 absolute) of the exact value; abs, neg, sqrt, reciprocal,
+//            softsign, thresholded_relu: exact (as the reference).
 #pragma once
 
 #include <cstdint>
