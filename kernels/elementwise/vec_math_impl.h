@@ -99,8 +99,8 @@ inline Vf vgelu_tanh(Vf x) {
 
 // x / (1 + exp(-x)): one division instead of x * (1 / (1 + exp(-x))), and one rounding fewer
 // (within 4 ulp of the exact value wherever |y| > 1e-30, every float checked; the two-step form
-// 4.5; 1.7x its rate on Zen 4). Out of range: x > 87.3 gives x / (1 + 1.2e-38) = x, x < -88.7 gives x / inf = -0, as
-// x * sigmoid(x) does; -inf gives NaN, +inf gives +inf, NaN stays NaN.
+// 4.5; 1.7x its rate on Zen 4). Out of range: x > 87.3 gives x / (1 + 1.2e-38) = x, x < -88.7
+// gives x / inf = -0, as x * sigmoid(x) does; -inf gives NaN, +inf gives +inf, NaN stays NaN.
 inline Vf vsilu(Vf x) {
   return x / (splat(1.0f) + vexp_clamped(-x));
 }
