@@ -36,17 +36,9 @@ void AvgPoolF32::eval(EvalContext& ctx, const TensorRefs& inputs) const {
   WindowGeometry g =
       done ? WindowGeometry{} : reference_->geometry().complete(x.rank() - 2, "AveragePool");
   const WindowGeometry& geo = done ? *done : g;
-  Shape& in_spatial = ctx.temp_shape(0);
-  in_spatial.assign(x.shape().begin() + 2, x.shape().end());
-  Shape& out_spatial = ctx.temp_shape(1);
-  Shape& pad_begin = ctx.temp_shape(2);
-  geo.resolve_into(in_spatial, "AveragePool", out_spatial, pad_begin);
-  Window3 w = make_window3(geo, in_spatial, out_spatial, pad_begin, "AveragePool");
-  KILN_ENSURE(w.dilation[1] == 1 && w.dilation[2] == 1, "AvgPoolF32: dilations must be 1");
   Shape& out_shape = ctx.temp_shape(3);
-  out_shape.push_back(x.dim(0));
-  out_shape.push_back(x.dim(1));
-  out_shape.insert(out_shape.end(), out_spatial.begin(), out_spatial.end());
+  const Window3 w = resolve_pool_window(ctx, x, geo, "AveragePool", out_shape);
+  KILN_ENSURE(w.dilation[1] == 1 && w.dilation[2] == 1, "AvgPoolF32: dilations must be 1");
   Tensor& y = ctx.output(0, DatumType::F32, out_shape);
   if (y.numel() == 0) return;
   const int64_t planes = x.dim(0) * x.dim(1);

@@ -46,16 +46,8 @@ void MaxPoolValues::eval(EvalContext& ctx, const TensorRefs& inputs) const {
   WindowGeometry g =
       done ? WindowGeometry{} : reference_->geometry().complete(x.rank() - 2, "MaxPool");
   const WindowGeometry& geo = done ? *done : g;
-  Shape& in_spatial = ctx.temp_shape(0);
-  in_spatial.assign(x.shape().begin() + 2, x.shape().end());
-  Shape& out_spatial = ctx.temp_shape(1);
-  Shape& pad_begin = ctx.temp_shape(2);
-  geo.resolve_into(in_spatial, "MaxPool", out_spatial, pad_begin);
-  Window3 w = make_window3(geo, in_spatial, out_spatial, pad_begin, "MaxPool");
   Shape& out_shape = ctx.temp_shape(3);
-  out_shape.push_back(x.dim(0));
-  out_shape.push_back(x.dim(1));
-  out_shape.insert(out_shape.end(), out_spatial.begin(), out_spatial.end());
+  const Window3 w = resolve_pool_window(ctx, x, geo, "MaxPool", out_shape);
   Tensor& y = ctx.output(0, dt, out_shape);
   if (y.numel() == 0) return;
   const int64_t planes = x.dim(0) * x.dim(1);

@@ -201,6 +201,19 @@ kernels::ConvGeometry conv_geometry(const Window3& w3) {
   return geo;
 }
 
+Window3 resolve_pool_window(EvalContext& ctx, const Tensor& x, const WindowGeometry& geo,
+                            const std::string& op, Shape& out_shape) {
+  Shape& in_spatial = ctx.temp_shape(0);
+  in_spatial.assign(x.shape().begin() + 2, x.shape().end());
+  Shape& out_spatial = ctx.temp_shape(1);
+  Shape& pad_begin = ctx.temp_shape(2);
+  geo.resolve_into(in_spatial, op, out_spatial, pad_begin);
+  Window3 w = make_window3(geo, in_spatial, out_spatial, pad_begin, op);
+  out_shape.assign({x.dim(0), x.dim(1)});
+  out_shape.insert(out_shape.end(), out_spatial.begin(), out_spatial.end());
+  return w;
+}
+
 kernels::MaxPool2dGeometry pool_2d_geometry(const Window3& w) {
   kernels::MaxPool2dGeometry k;
   k.in_h = w.in[1];

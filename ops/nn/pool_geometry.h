@@ -70,6 +70,11 @@ Window3 make_window3(const WindowGeometry& geo, const Shape& input, const Shape&
 
 // The kernels' view of a window (kernels/conv/conv_geometry.h).
 kernels::ConvGeometry conv_geometry(const Window3& w3);
+// The window of a pool over x's spatial dims (`geo` completed for them) at run time, through
+// ctx's reusable temp shapes 0 to 2 (no allocation per run), and its output shape [N, C, out...]
+// into `out_shape`.
+Window3 resolve_pool_window(EvalContext& ctx, const Tensor& x, const WindowGeometry& geo,
+                            const std::string& op, Shape& out_shape);
 // The pool kernels' view of a window of 1 or 2 spatial dims (kernels/pool/pool.h).
 kernels::MaxPool2dGeometry pool_2d_geometry(const Window3& w3);
 
