@@ -38,13 +38,60 @@ inline Vf vmax(Vf a, Vf b) {
   return a > b ? a : b;
 }
 
+// minps / maxps semantics: x < y ? x : y (Max: x > y ? x : y), y when unordered or equal. One
+// instruction on x86 instead of GCC's compare and blend, which lengthened HardSwish's dependency
+// chain (its post steps run on a tile row or two at a time: PP-LCNet-like 1.06x, Zen 3). AVX-512:
+// the maskz forms (GCC 12 warns maybe-uninitialized inside the plain ones).
+template <bool Max>
+inline Vf min_max_ps(Vf x, Vf y) {
+#if defined(__AVX512F__)
+  const __m512 a = reinterpret_cast<__m512>(x), b = reinterpret_cast<__m512>(y);
+  return reinterpret_cast<Vf>(Max ? _mm512_maskz_max_ps(0xffff, a, b)
+                                  : _mm512_maskz_min_ps(0xffff, a, b));
+#elif defined(__AVX__)
+  const __m256 a = reinterpret_cast<__m256>(x), b = reinterpret_cast<__m256>(y);
+  return reinterpret_cast<Vf>(Max ? _mm256_max_ps(a, b) : _mm256_min_ps(a, b));
+#else
+  return Max ? (x > y ? x : y) : (x < y ? x : y);
+#endif
+}
+
+// |x|: the sign bit cleared (bitwise std::abs, NaN included).
+inline Vf vabs(Vf x) {
+  Vi bits;
+  std::memcpy(&bits, &x, sizeof(bits));
+  bits &= 0x7fffffff;
+  Vf r;
+  std::memcpy(&r, &bits, sizeof(r));
+  return r;
+}
+
 // The clamp and polynomial of exp(x): x = n ln2 + r with |r| <= ln2 / 2, exp(r) by a degree-6
 // Taylor polynomial (error < 2e-7 relative on that interval), 2^n built in the exponent bits.
 // x is first clamped to [lo, hi] = [-87.3, 88.7], a NaN kept (minps / maxps return their second
 // operand when unordered): below lo the result is exp(lo) ~ 1.2e-38 instead of the true (tiny or
 // zero) value, above hi it is +inf (n = 128). The callers whose formulas absorb that (sigmoid,
 // SiLU, tanh, erf: 1 + e or 1 - tiny rounds the same) skip vexp's corrections.
-inline Vf vexp_clamped(Vf x);
+inline Vf vexp_clamped(Vf x) {
+  const Vf xc = min_max_ps<true>(splat(-87.3f), min_max_ps<false>(splat(88.7f), x));
+  // Round x / ln2 to nearest with the 1.5 * 2^23 trick (|x / ln2| < 2^22 here).
+  const Vf magic = splat(12582912.0f);
+  Vf n = (xc * splat(1.44269504088896341f) + magic) - magic;
+  Vf r = xc - n * splat(0.693359375f);
+  r = r - n * splat(-2.12194440e-4f);
+  Vf p = splat(1.0f / 720);
+  p = p * r + splat(1.0f / 120);
+  p = p * r + splat(1.0f / 24);
+  p = p * r + splat(1.0f / 6);
+  p = p * r + splat(0.5f);
+  p = p * r + splat(1.0f);
+  p = p * r + splat(1.0f);
+  Vi bits = (__builtin_convertvector(n, Vi) + 127) << 23;
+  Vf scale;
+  std::memcpy(&scale, &bits, sizeof(scale));
+  return p * scale;
+}
+
 // exp(x): vexp_clamped with the out-of-range lanes corrected (0 below lo, +inf above hi, NaN
 // kept) for callers that see the value itself (Exp, softmax).
 inline Vf vexp(Vf x) {
@@ -118,8 +165,7 @@ inline Vf vexpm1(Vf x) {
   p = p * x + splat(0.5f);
   const Vf small = x + (x * x) * p;
   const Vf big = vexp_clamped(x) - splat(1.0f);
-  const Vf ax = vmax(x, -x);
-  return ax < splat(0.5f) ? small : big;
+  return vabs(x) < splat(0.5f) ? small : big;
 }
 
 // log(x): x = m 2^e with m in [sqrt(1/2), sqrt(2)) (subnormals scaled by 2^23 first), log(m) =
@@ -179,15 +225,21 @@ inline Vf vlog1p_unit(Vf u) {
 
 // softplus(x) = max(x, 0) + log(1 + exp(-|x|)): exp never overflows.
 inline Vf vsoftplus(Vf x) {
-  const Vf ax = vmax(x, -x);
   const Vf pos = x > splat(0.0f) ? x : splat(0.0f);
-  const Vf l = vlog1p_unit(vexp_clamped(-ax));
+  const Vf l = vlog1p_unit(vexp_clamped(-vabs(x)));
   return x != x ? x : pos + l;
 }
 
 // mish(x) = x tanh(softplus(x)) = x n / (n + 2) with n = e (e + 2), e = exp(min(x, 20)): no
 // logarithm; beyond 20 the ratio is 1 in float, below 0 it is ~e (no cancellation).
-inline Vf vmish(Vf x);
+inline Vf vmish(Vf x) {
+  const Vf e = vexp_clamped(min_max_ps<false>(splat(20.0f), x));
+  const Vf n = e * (e + splat(2.0f));
+  // Below -87 exp is clamped (1.2e-38, not e^x): the ratio is then 0, so a huge negative x gives
+  // -0 and -inf NaN, as x * tanh(softplus(x)) does.
+  const Vf ratio = x < splat(-87.0f) ? splat(0.0f) : n / (n + splat(2.0f));
+  return x * ratio;
+}
 
 // sqrt per lane: the ISA's correctly rounded square root (bitwise std::sqrt).
 inline Vf vsqrt(Vf x) {
@@ -205,63 +257,6 @@ inline Vf vsqrt(Vf x) {
   for (int64_t l = 0; l < kW; l++) r[l] = std::sqrt(x[l]);
   return r;
 #endif
-}
-
-// |x|: the sign bit cleared (bitwise std::abs, NaN included).
-inline Vf vabs(Vf x) {
-  Vi bits;
-  std::memcpy(&bits, &x, sizeof(bits));
-  bits &= 0x7fffffff;
-  Vf r;
-  std::memcpy(&r, &bits, sizeof(r));
-  return r;
-}
-
-// minps / maxps semantics: x < y ? x : y (Max: x > y ? x : y), y when unordered or equal. One
-// instruction on x86 instead of GCC's compare and blend, which lengthened HardSwish's dependency
-// chain (its post steps run on a tile row or two at a time: PP-LCNet-like 1.06x, Zen 3). AVX-512:
-// the maskz forms (GCC 12 warns maybe-uninitialized inside the plain ones).
-template <bool Max>
-inline Vf min_max_ps(Vf x, Vf y) {
-#if defined(__AVX512F__)
-  const __m512 a = reinterpret_cast<__m512>(x), b = reinterpret_cast<__m512>(y);
-  return reinterpret_cast<Vf>(Max ? _mm512_maskz_max_ps(0xffff, a, b)
-                                  : _mm512_maskz_min_ps(0xffff, a, b));
-#elif defined(__AVX__)
-  const __m256 a = reinterpret_cast<__m256>(x), b = reinterpret_cast<__m256>(y);
-  return reinterpret_cast<Vf>(Max ? _mm256_max_ps(a, b) : _mm256_min_ps(a, b));
-#else
-  return Max ? (x > y ? x : y) : (x < y ? x : y);
-#endif
-}
-
-inline Vf vexp_clamped(Vf x) {
-  const Vf xc = min_max_ps<true>(splat(-87.3f), min_max_ps<false>(splat(88.7f), x));
-  // Round x / ln2 to nearest with the 1.5 * 2^23 trick (|x / ln2| < 2^22 here).
-  const Vf magic = splat(12582912.0f);
-  Vf n = (xc * splat(1.44269504088896341f) + magic) - magic;
-  Vf r = xc - n * splat(0.693359375f);
-  r = r - n * splat(-2.12194440e-4f);
-  Vf p = splat(1.0f / 720);
-  p = p * r + splat(1.0f / 120);
-  p = p * r + splat(1.0f / 24);
-  p = p * r + splat(1.0f / 6);
-  p = p * r + splat(0.5f);
-  p = p * r + splat(1.0f);
-  p = p * r + splat(1.0f);
-  Vi bits = (__builtin_convertvector(n, Vi) + 127) << 23;
-  Vf scale;
-  std::memcpy(&scale, &bits, sizeof(scale));
-  return p * scale;
-}
-
-inline Vf vmish(Vf x) {
-  const Vf e = vexp_clamped(min_max_ps<false>(splat(20.0f), x));
-  const Vf n = e * (e + splat(2.0f));
-  // Below -87 exp is clamped (1.2e-38, not e^x): the ratio is then 0, so a huge negative x gives
-  // -0 and -inf NaN, as x * tanh(softplus(x)) does.
-  const Vf ratio = x < splat(-87.0f) ? splat(0.0f) : n / (n + splat(2.0f));
-  return x * ratio;
 }
 
 // std::min / std::max lane by lane (b < a ? b : a, a < b ? b : a): a NaN first argument is

@@ -1,6 +1,5 @@
 #include "ops/elementwise/silu.h"
 
-#include <algorithm>
 #include <cmath>
 
 #include "base/error.h"
@@ -19,17 +18,6 @@ C silu(C x) {
   return x * e / (C(1) + e);
 }
 
-void silu_f32_vectorized(const float* x, float* y, int64_t n) {
-  const auto& vm = kernels::vec_math();
-  constexpr int64_t kBlock = 256;
-  float s[kBlock];
-  for (int64_t i = 0; i < n; i += kBlock) {
-    int64_t len = std::min(kBlock, n - i);
-    vm.sigmoid(x + i, s, len);
-    vm.binary(2, 0, s, x + i, y + i, len);  // y = s * x (y may alias x)
-  }
-}
-
 }  // namespace
 
 std::vector<Fact> Silu::output_facts(const FactRefs& inputs) const {
@@ -45,7 +33,8 @@ void Silu::eval(EvalContext& ctx, const TensorRefs& inputs) const {
   Tensor& y = ctx.output(0, x.dtype(), x.shape());
   const int64_t n = x.numel();
   if (vectorized_ && x.dtype() == DatumType::F32) {
-    silu_f32_vectorized(x.data<float>(), y.data<float>(), n);
+    // The kernel of the fused post step: the same bits whether or not a conv precedes it.
+    kernels::vec_math().unary(kernels::UnaryFn::Silu, x.data<float>(), y.data<float>(), n, 0, 0);
     return;
   }
   dispatch_numeric(x.dtype(), [&](auto tag) {

@@ -7,15 +7,9 @@
 namespace kiln::ops {
 
 AvgPoolF32::AvgPoolF32(std::shared_ptr<const Pool> reference, bool count_include_pad)
-    : reference_(std::move(reference)), count_include_pad_(count_include_pad) {
-  for (size_t rank : {1, 2}) {
-    try {
-      completed_[rank - 1] = reference_->geometry().complete(rank, "AveragePool");
-    } catch (const Error&) {
-      // Not valid for this rank: eval completes it again and reports the error.
-    }
-  }
-}
+    : reference_(std::move(reference)),
+      count_include_pad_(count_include_pad),
+      geometry_(reference_->geometry(), "AveragePool") {}
 
 bool AvgPoolF32::supports(const Pool& pool, const Fact& input) {
   if (pool.kind() != PoolKind::Average || input.dt != DatumType::F32) return false;
@@ -32,10 +26,8 @@ void AvgPoolF32::eval(EvalContext& ctx, const TensorRefs& inputs) const {
   KILN_ENSURE(x.dtype() == DatumType::F32 && (x.rank() == 3 || x.rank() == 4),
               "AvgPoolF32: input must be f32 of rank 3 or 4, got {} [{}]", name_of(x.dtype()),
               shape_to_string(x.shape()));
-  const auto& done = completed_[x.rank() - 3];
-  WindowGeometry g =
-      done ? WindowGeometry{} : reference_->geometry().complete(x.rank() - 2, "AveragePool");
-  const WindowGeometry& geo = done ? *done : g;
+  WindowGeometry scratch;
+  const WindowGeometry& geo = geometry_.get(x.rank() - 2, scratch);
   Shape& out_shape = ctx.temp_shape(3);
   const Window3 w = resolve_pool_window(ctx, x, geo, "AveragePool", out_shape);
   KILN_ENSURE(w.dilation[1] == 1 && w.dilation[2] == 1, "AvgPoolF32: dilations must be 1");

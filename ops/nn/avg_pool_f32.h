@@ -5,11 +5,10 @@
 // kernels/pool/pool.h).
 #pragma once
 
-#include <array>
 #include <memory>
-#include <optional>
 
 #include "ops/nn/pool.h"
+#include "ops/nn/pool_geometry.h"
 
 namespace kiln::ops {
 
@@ -29,7 +28,7 @@ class AvgPoolF32 : public Op {
  private:
   std::shared_ptr<const Pool> reference_;
   bool count_include_pad_;
-  std::array<std::optional<WindowGeometry>, 2> completed_;  // for 1 and 2 spatial dims
+  CompletedPoolGeometry geometry_;
 };
 
 }  // namespace kiln::ops

@@ -8,16 +8,7 @@
 namespace kiln::ops {
 
 MaxPoolValues::MaxPoolValues(std::shared_ptr<const Pool> reference)
-    : reference_(std::move(reference)) {
-  // The completed geometry for 1 and 2 spatial dims, once (eval would build it per call).
-  for (size_t rank : {1, 2}) {
-    try {
-      completed_[rank - 1] = reference_->geometry().complete(rank, "MaxPool");
-    } catch (const Error&) {
-      // Not valid for this rank: eval completes it again and reports the error.
-    }
-  }
-}
+    : reference_(std::move(reference)), geometry_(reference_->geometry(), "MaxPool") {}
 
 bool MaxPoolValues::supports(const Pool& pool, const Fact& input) {
   const bool q8 = input.dt == DatumType::U8 || input.dt == DatumType::I8;
@@ -42,10 +33,8 @@ void MaxPoolValues::eval(EvalContext& ctx, const TensorRefs& inputs) const {
   KILN_ENSURE((dt == DatumType::F32 || dt == DatumType::U8 || dt == DatumType::I8) &&
                   (x.rank() == 3 || x.rank() == 4),
               "MaxPoolValues: input must be f32, u8 or i8 of rank 3 or 4");
-  const auto& done = completed_[x.rank() - 3];
-  WindowGeometry g =
-      done ? WindowGeometry{} : reference_->geometry().complete(x.rank() - 2, "MaxPool");
-  const WindowGeometry& geo = done ? *done : g;
+  WindowGeometry scratch;
+  const WindowGeometry& geo = geometry_.get(x.rank() - 2, scratch);
   Shape& out_shape = ctx.temp_shape(3);
   const Window3 w = resolve_pool_window(ctx, x, geo, "MaxPool", out_shape);
   Tensor& y = ctx.output(0, dt, out_shape);

@@ -4,11 +4,10 @@
 // 2-D, no dilation. Also u8 / i8 values (quantized models: kernels/pool/max_pool_q8.h).
 #pragma once
 
-#include <array>
 #include <memory>
-#include <optional>
 
 #include "ops/nn/pool.h"
+#include "ops/nn/pool_geometry.h"
 
 namespace kiln::ops {
 
@@ -25,7 +24,7 @@ class MaxPoolValues : public Op {
 
  private:
   std::shared_ptr<const Pool> reference_;
-  std::array<std::optional<WindowGeometry>, 2> completed_;  // for 1 and 2 spatial dims
+  CompletedPoolGeometry geometry_;
 };
 
 }  // namespace kiln::ops

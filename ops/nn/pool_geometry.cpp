@@ -201,6 +201,23 @@ kernels::ConvGeometry conv_geometry(const Window3& w3) {
   return geo;
 }
 
+CompletedPoolGeometry::CompletedPoolGeometry(const WindowGeometry& geo, std::string op)
+    : geo_(geo), op_(std::move(op)) {
+  for (size_t rank : {1, 2}) {
+    try {
+      done_[rank - 1] = geo_.complete(rank, op_);
+    } catch (const Error&) {
+      // Not valid for this rank: get() completes it again and reports the error.
+    }
+  }
+}
+
+const WindowGeometry& CompletedPoolGeometry::get(size_t spatial, WindowGeometry& scratch) const {
+  if (spatial >= 1 && spatial <= 2 && done_[spatial - 1]) return *done_[spatial - 1];
+  scratch = geo_.complete(spatial, op_);
+  return scratch;
+}
+
 Window3 resolve_pool_window(EvalContext& ctx, const Tensor& x, const WindowGeometry& geo,
                             const std::string& op, Shape& out_shape) {
   Shape& in_spatial = ctx.temp_shape(0);

@@ -3,6 +3,8 @@
 // padding once the input size is known.
 #pragma once
 
+#include <array>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -70,6 +72,20 @@ Window3 make_window3(const WindowGeometry& geo, const Shape& input, const Shape&
 
 // The kernels' view of a window (kernels/conv/conv_geometry.h).
 kernels::ConvGeometry conv_geometry(const Window3& w3);
+// A kernel op's pool geometry completed once for 1 and 2 spatial dims (eval would complete it
+// per call); for a rank it is not valid for, `get` completes it again, which reports the error.
+class CompletedPoolGeometry {
+ public:
+  CompletedPoolGeometry(const WindowGeometry& geo, std::string op);
+  // The geometry for `spatial` (1 or 2) dims; `scratch` holds it when completed here.
+  const WindowGeometry& get(size_t spatial, WindowGeometry& scratch) const;
+
+ private:
+  WindowGeometry geo_;
+  std::string op_;
+  std::array<std::optional<WindowGeometry>, 2> done_;
+};
+
 // The window of a pool over x's spatial dims (`geo` completed for them) at run time, through
 // ctx's reusable temp shapes 0 to 2 (no allocation per run), and its output shape [N, C, out...]
 // into `out_shape`.
