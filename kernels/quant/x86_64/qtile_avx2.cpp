@@ -109,39 +109,54 @@ template <class F>
 }
 #undef KILN_Q_ROW
 
-// The sums of the first R rows only (R <= 3: 2R accumulators leave GCC registers to spare), the
-// other rows zero: tiles of fewer rows than the panel's 6 (a matrix-vector product, m = 1: the
-// classifier of every image model, a keyword spotter's dense layers) do a sixth of the 6-row
-// loop's multiplies instead of all of them on zero rows.
-template <int R>
-[[gnu::noinline]] void few_rows(int64_t kg, const int32_t* __restrict a,
-                                const int32_t* __restrict b, const QTileArgs& t, int rows,
-                                int cols) {
-  __m256i acc[6][2];
-  for (auto& r : acc) r[0] = r[1] = _mm256_setzero_si256();
+// The sums of the first R rows and V B vectors only (the other rows zero): tiles of fewer rows
+// than the panel's 6 (a matrix-vector product, m = 1: the classifier of every image model, a
+// keyword spotter's dense layers) do a sixth of the 6-row loop's multiplies instead of all of
+// them on zero rows, and a last panel of at most 8 columns (n = 49: a 7 x 7 plane's one column
+// left after three panels; 196, 100: four) half of them. R <= 3 or V = 1: at most 6 accumulators
+// leave GCC registers to spare.
+template <int R, int V>
+[[gnu::noinline]] void partial(int64_t kg, const int32_t* __restrict a, const int32_t* __restrict b,
+                               const QTileArgs& t, int rows, int cols) {
+  __m256i acc[6][V];
+  for (auto& r : acc)
+    for (auto& v : r) v = _mm256_setzero_si256();
   for (int64_t g = 0; g < kg; g++) {
-    const __m256i b0 = _mm256_load_si256(reinterpret_cast<const __m256i*>(b));
-    const __m256i b1 = _mm256_load_si256(reinterpret_cast<const __m256i*>(b + 8));
-#pragma GCC unroll 3
+    __m256i bv[V];
+    for (int j = 0; j < V; j++)
+      bv[j] = _mm256_load_si256(reinterpret_cast<const __m256i*>(b + j * 8));
+#pragma GCC unroll 6
     for (int i = 0; i < R; i++) {
       const __m256i av = _mm256_set1_epi32(a[i]);
-      acc[i][0] = _mm256_add_epi32(acc[i][0], _mm256_madd_epi16(av, b0));
-      acc[i][1] = _mm256_add_epi32(acc[i][1], _mm256_madd_epi16(av, b1));
+      for (int j = 0; j < V; j++)
+        acc[i][j] = _mm256_add_epi32(acc[i][j], _mm256_madd_epi16(av, bv[j]));
     }
     a += 6;
     b += 16;
   }
-  q_edge_x86<QLanes256, 6, 2>(acc, t, rows, cols);
+  q_edge_x86<QLanes256, 6, V>(acc, t, rows, cols);
 }
 
 void tile(int64_t kg, const int32_t* a, const int32_t* b, const QTileArgs& t, int rows, int cols) {
+  if (cols <= 8) {
+    switch (rows) {
+      case 1:
+        return partial<1, 1>(kg, a, b, t, rows, cols);
+      case 2:
+        return partial<2, 1>(kg, a, b, t, rows, cols);
+      case 3:
+        return partial<3, 1>(kg, a, b, t, rows, cols);
+      default:
+        return partial<6, 1>(kg, a, b, t, rows, cols);
+    }
+  }
   switch (rows) {
     case 1:
-      return few_rows<1>(kg, a, b, t, rows, cols);
+      return partial<1, 2>(kg, a, b, t, rows, cols);
     case 2:
-      return few_rows<2>(kg, a, b, t, rows, cols);
+      return partial<2, 2>(kg, a, b, t, rows, cols);
     case 3:
-      return few_rows<3>(kg, a, b, t, rows, cols);
+      return partial<3, 2>(kg, a, b, t, rows, cols);
     default:
       break;
   }
