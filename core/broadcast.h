@@ -26,21 +26,47 @@ inline constexpr size_t kSmallRank = 8;
 // broadcast_strides written to strides[0, out_shape.size()).
 void broadcast_strides_into(const Shape& shape, const Shape& out_shape, int64_t* strides);
 
-// Calls f(out_index, offsets...) for every element of out_shape, where each offset indexes one
-// input through its broadcast strides (`strides[k][axis]`: vectors, as a braced list too, or
-// arrays). Plain reference loop; kernels do better.
+// Calls f(out_index, offsets...) for every element of out_shape in order, where each offset
+// indexes one input through its broadcast strides (`strides[k][axis]`: vectors, as a braced list
+// too, or arrays). Reference loop; kernels do better. The trailing dims every input reads
+// contiguously (or not at all: stride 0 throughout) are walked as one run with constant steps --
+// all of a same-shape operation, the rows of a bias broadcast -- so the index bookkeeping runs
+// once per run, not per element.
 template <size_t N, typename Strides = std::array<std::vector<int64_t>, N>, typename F>
 void for_each_broadcast(const Shape& out_shape, const Strides& strides, F&& f) {
-  size_t rank = out_shape.size();
-  int64_t total = shape_numel(out_shape);
+  const size_t rank = out_shape.size();
+  const int64_t total = shape_numel(out_shape);
+  std::array<int64_t, N> offsets{};
+  if (total == 0) return;
+  if (rank == 0) {
+    f(int64_t{0}, offsets);
+    return;
+  }
+  // The run: dims [outer, rank) merged while each input's stride on the next dim out equals its
+  // step times the run so far (dims of size 1 merge always: their index stays 0).
+  std::array<int64_t, N> step{};
+  for (size_t k = 0; k < N; k++) step[k] = strides[k][rank - 1];
+  int64_t run = out_shape[rank - 1];
+  size_t outer = rank - 1;
+  for (; outer > 0; outer--) {
+    const size_t d = outer - 1;
+    bool merges = true;
+    for (size_t k = 0; k < N && out_shape[d] != 1; k++)
+      merges = merges && strides[k][d] == step[k] * run;
+    if (!merges) break;
+    run *= out_shape[d];
+  }
   std::array<int64_t, kSmallRank> small{};
   std::vector<int64_t> large;
-  if (rank > kSmallRank) large.assign(rank, 0);
-  int64_t* index = rank > kSmallRank ? large.data() : small.data();
-  std::array<int64_t, N> offsets{};
-  for (int64_t i = 0; i < total; i++) {
-    f(i, offsets);
-    for (size_t d = rank; d-- > 0;) {
+  if (outer > kSmallRank) large.assign(outer, 0);
+  int64_t* index = outer > kSmallRank ? large.data() : small.data();
+  for (int64_t i = 0; i < total; i += run) {
+    std::array<int64_t, N> o = offsets;
+    for (int64_t j = 0; j < run; j++) {
+      f(i + j, o);
+      for (size_t k = 0; k < N; k++) o[k] += step[k];
+    }
+    for (size_t d = outer; d-- > 0;) {
       index[d]++;
       for (size_t k = 0; k < N; k++) offsets[k] += strides[k][d];
       if (index[d] < out_shape[d]) break;

@@ -231,9 +231,10 @@ class Op {
   // and this CPU -- weights packed once, kernel chosen once -- or nullptr to keep this op.
   // The replacement must compute the same outputs with the same output facts.
   virtual OpPtr codegen(const FactRefs& inputs) const { return nullptr; }
-  // True when eval is the plain reference implementation of an op that has a kernel form
-  // (codegen) for some input facts. A node still holding such an op at the optimize stage is
-  // one codegen declined (non-f32 data, weights computed at run time...): profiles flag it.
+  // True when eval is the plain reference implementation: an op that has a kernel form
+  // (codegen) for some input facts -- a node still holding it at the optimize stage is one
+  // codegen declined (non-f32 data, weights computed at run time...) -- or a compute op with no
+  // kernel form at all (Einsum, LRN). Profiles flag such nodes.
   virtual bool is_reference_impl() const { return false; }
 
   // Typing by cases (Graph::analyse tries each case on the rest of the graph). When these

@@ -29,6 +29,7 @@
 #include "passes/reshape_around_matmul.h"
 #include "passes/reshape_chains.h"
 #include "passes/split_sliced_matmul.h"
+#include "passes/split_variadic.h"
 #include "passes/transpose_chains.h"
 
 namespace kiln::passes {
@@ -57,6 +58,7 @@ PassManager declutter_passes(std::string_view without) {
   add(std::make_unique<FoldConstants>(true));
   add(std::make_unique<InlineIf>());
   add(std::make_unique<RemoveIdentity>());
+  add(std::make_unique<SplitVariadic>());
   add(std::make_unique<GemmToMatMul>(true));
   add(std::make_unique<BatchNormToAffine>());
   add(std::make_unique<FoldAffine>());

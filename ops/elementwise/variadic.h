@@ -21,6 +21,9 @@ class Variadic : public Op, public OutputStepSource {
   std::optional<OutputStep> output_step(const FactRefs& inputs, size_t value) const override;
   // f32 Max / Min of two inputs: a MinMaxF32 (ops/elementwise/min_max_f32.h).
   OpPtr codegen(const FactRefs& inputs) const override;
+  // f32 ones of more inputs are split into two-input ops at declutter (split-variadic); what
+  // stays (other types) runs this reference loop.
+  bool is_reference_impl() const override { return true; }
 
  private:
   VariadicKind kind_;

@@ -16,6 +16,8 @@ class Einsum : public Op {
   std::vector<Fact> output_facts(const FactRefs& inputs) const override;
   void eval(EvalContext& ctx, const TensorRefs& inputs) const override;
   Cost cost(const FactRefs& inputs) const override;
+  // Its loops are the reference: profiles flag it (no kernel form yet).
+  bool is_reference_impl() const override { return true; }
 
   // Labels per input axis and per output axis once ellipses are expanded for these ranks;
   // letters are their character codes, ellipsis dims are 256 + position.

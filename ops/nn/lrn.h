@@ -14,6 +14,8 @@ class Lrn : public Op {
   std::vector<Fact> output_facts(const FactRefs& inputs) const override;
   void eval(EvalContext& ctx, const TensorRefs& inputs) const override;
   Cost cost(const FactRefs& inputs) const override;
+  // Its loops are the reference: profiles flag it (no kernel form yet).
+  bool is_reference_impl() const override { return true; }
 
  private:
   int64_t size_;

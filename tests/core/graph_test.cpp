@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <random>
+
 #include "core/broadcast.h"
 #include "core/patch.h"
 #include "core/source_ops.h"
@@ -163,4 +165,42 @@ TEST(Broadcast, ShapesAndStrides) {
       {2, 3}, {broadcast_strides({3}, {2, 3}), broadcast_strides({2, 1}, {2, 3})},
       [&](int64_t, const std::array<int64_t, 2>& o) { seen.push_back(o[0] * 10 + o[1]); });
   EXPECT_EQ(seen, (std::vector<int64_t>{0, 10, 20, 1, 11, 21}));
+}
+
+// for_each_broadcast walks the trailing dims every input reads contiguously as one run: on random
+// shapes of rank 0..9 (past kSmallRank too) with dims of 1 broadcast on either side, every output
+// index comes once, in order, with the offsets a per-element index computation gives.
+TEST(Broadcast, RunsVisitEveryElementWithItsOffsets) {
+  std::mt19937 rng(7);
+  for (int round = 0; round < 400; round++) {
+    const size_t rank = rng() % 10;
+    Shape out(rank), a(rank), b;
+    for (size_t d = 0; d < rank; d++) {
+      out[d] = 1 + static_cast<int64_t>(rng() % (rank > 6 ? 2 : 4));
+      a[d] = rng() % 3 == 0 ? 1 : out[d];
+    }
+    const size_t b_rank = rank == 0 ? 0 : rng() % (rank + 1);
+    for (size_t d = rank - b_rank; d < rank; d++) b.push_back(rng() % 3 == 0 ? 1 : out[d]);
+    for (size_t d = 0; d < rank; d++)
+      if (rng() % 4 == 0) out[d] = a[d];  // dims of 1 in the output too
+    for (size_t d = 0; d < b_rank; d++)
+      if (out[rank - b_rank + d] == 1) b[d] = 1;
+    const auto sa = broadcast_strides(a, out), sb = broadcast_strides(b, out);
+    std::vector<int64_t> seen;
+    bool offsets_ok = true;
+    for_each_broadcast<2>(out, {sa, sb}, [&](int64_t i, const std::array<int64_t, 2>& o) {
+      int64_t rest = i, want_a = 0, want_b = 0;
+      for (size_t d = rank; d-- > 0;) {
+        const int64_t idx = rest % out[d];
+        rest /= out[d];
+        want_a += idx * sa[d];
+        want_b += idx * sb[d];
+      }
+      offsets_ok = offsets_ok && o[0] == want_a && o[1] == want_b;
+      seen.push_back(i);
+    });
+    ASSERT_TRUE(offsets_ok) << "round " << round << " out " << shape_to_string(out);
+    ASSERT_EQ(static_cast<int64_t>(seen.size()), shape_numel(out)) << round;
+    for (size_t i = 0; i < seen.size(); i++) ASSERT_EQ(seen[i], static_cast<int64_t>(i));
+  }
 }
