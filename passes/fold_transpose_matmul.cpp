@@ -32,6 +32,8 @@ size_t FoldTransposeMatMul::run(Graph& graph) {
     if (!mm || n.inputs.size() < 2 || !n.inputs[0].present() || !n.inputs[1].present()) continue;
     const size_t rank = n.outputs[0].rank();
     if (rank < 2 || rank > ops::MatMulDynamic::kMaxLayoutRank || !concrete(n.outputs[0])) continue;
+    // Layouts are for operands of the result's rank (broadcast batches run without one).
+    if (graph.fact(n.inputs[0]).rank() != rank || graph.fact(n.inputs[1]).rank() != rank) continue;
     ops::MatMulDynamic::Layout layout = mm->layout();
     std::vector<Outlet> inputs = n.inputs;
     bool folded = false;

@@ -7,6 +7,7 @@
 #include "passes/concat_convs.h"
 #include "passes/cse.h"
 #include "passes/dead_nodes.h"
+#include "passes/einsum_to_matmul.h"
 #include "passes/fold_affine.h"
 #include "passes/fold_constants.h"
 #include "passes/fold_scale.h"
@@ -59,6 +60,7 @@ PassManager declutter_passes(std::string_view without) {
   add(std::make_unique<InlineIf>());
   add(std::make_unique<RemoveIdentity>());
   add(std::make_unique<SplitVariadic>());
+  add(std::make_unique<EinsumToMatMul>());
   add(std::make_unique<GemmToMatMul>(true));
   add(std::make_unique<BatchNormToAffine>());
   add(std::make_unique<FoldAffine>());

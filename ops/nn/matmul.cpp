@@ -90,11 +90,20 @@ OpPtr MatMul::codegen(const FactRefs& inputs) const {
   const Fact& b = *inputs[1];
   const Fact* bias = inputs.size() > 2 ? inputs[2] : nullptr;
   if (a.dt != DatumType::F32 || b.dt != DatumType::F32) return nullptr;
-  if (!b.value && !a.value && a.rank() >= 2 && b.rank() == a.rank()) {
+  if (!b.value && a.rank() >= 2 && b.rank() >= 2) {
     return std::make_shared<MatMulDynamic>(std::make_shared<MatMul>(*this));
   }
-  if (!b.value || b.rank() != 2 || (bias && !bias->value)) return nullptr;
-  if (a.rank() < 1 || !a.shape.back().is_int() || a.shape.back().to_int() != b.value->dim(0)) {
+  if (!b.value || b.rank() < 2 || (bias && !bias->value)) return nullptr;
+  // A constant B with leading dims of 1 (NNEF's matmul takes operands of one rank, so kiln's
+  // archives store a [k, n] weight as [1, k, n]) is its [k, n] matrix, when A has at least its
+  // rank: the output is then A's leading dims and n either way.
+  for (size_t d = 0; d + 2 < b.rank(); d++)
+    if (b.value->dim(d) != 1) return nullptr;
+  if (b.rank() > 2 && a.rank() < b.rank()) return nullptr;
+  const Tensor w =
+      b.rank() == 2 ? *b.value
+                    : b.value->reshaped({b.value->dim(b.rank() - 2), b.value->dim(b.rank() - 1)});
+  if (a.rank() < 1 || !a.shape.back().is_int() || a.shape.back().to_int() != w.dim(0)) {
     return nullptr;
   }
   MatMulPacked::Config config;
@@ -102,7 +111,7 @@ OpPtr MatMul::codegen(const FactRefs& inputs) const {
     const float* v = bias->value->data<float>();
     config.col_bias.assign(v, v + bias->value->numel());
   }
-  return std::make_shared<MatMulPacked>(std::make_shared<MatMul>(*this), *b.value, false,
+  return std::make_shared<MatMulPacked>(std::make_shared<MatMul>(*this), w, false,
                                         std::move(config));
 }
 

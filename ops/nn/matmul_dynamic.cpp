@@ -104,10 +104,73 @@ Cost MatMulDynamic::cost(const FactRefs& inputs) const {
   return reference_->cost(refs);
 }
 
+bool MatMulDynamic::eval_broadcast(EvalContext& ctx, const TensorRefs& inputs) const {
+  const Tensor& a = *inputs[0];
+  const Tensor& b = *inputs[1];
+  const size_t ra = a.rank(), rb = b.rank(), r = std::max(ra, rb);
+  if (r > kMaxLayoutRank) return false;
+  const int64_t m = a.dim(ra - 2), k = a.dim(ra - 1), n = b.dim(rb - 1);
+  if (b.dim(rb - 2) != k) return false;
+  // Batch dims right-aligned, missing ones 1; a dim of 1 is read again for every index (stride 0).
+  Dims batch{}, sa{}, sb{};
+  int64_t step_a = m * k, step_b = k * n;
+  for (size_t d = r - 2; d-- > 0;) {
+    const int64_t da = d + ra >= r ? a.dim(d + ra - r) : 1;
+    const int64_t db = d + rb >= r ? b.dim(d + rb - r) : 1;
+    if (da != db && da != 1 && db != 1) return false;
+    batch[d] = std::max(da, db);
+    sa[d] = da == 1 ? 0 : step_a;
+    sb[d] = db == 1 ? 0 : step_b;
+    step_a *= da;
+    step_b *= db;
+  }
+  Shape& out = ctx.temp_shape(0);  // reusable: no allocation per run
+  out.assign(batch.begin(), batch.begin() + static_cast<std::ptrdiff_t>(r - 2));
+  out.push_back(m);
+  out.push_back(n);
+  Tensor& y = ctx.output(0, DatumType::F32, out);
+  if (y.numel() == 0) return true;
+  kernels::Epilogue ep;
+  if (inputs.size() > 2 && inputs[2]) {  // MatMul's bias: one value per column
+    const Tensor& bias = *inputs[2];
+    KILN_ENSURE(bias.dtype() == DatumType::F32 && bias.numel() == n,
+                "MatMul: bias [{}] does not match {} columns", shape_to_string(bias.shape()), n);
+    ep.col_bias = bias.data<float>();
+  }
+  int64_t batches = 1;
+  for (size_t d = 0; d + 2 < r; d++) batches *= batch[d];
+  const float* pa = a.data<float>();
+  const float* pb = b.data<float>();
+  float* py = y.data<float>();
+  const kernels::MmmPlan plan = kernels::plan_mmm(*kernel_, m, n, k, false, false);
+  float* scratch = ctx.scratch<float>(plan.scratch_floats);
+  for (int64_t i = 0; i < batches; i++) {
+    int64_t oa = 0, ob = 0, rem = i;
+    for (size_t d = r - 2; d-- > 0;) {
+      const int64_t idx = rem % batch[d];
+      rem /= batch[d];
+      oa += idx * sa[d];
+      ob += idx * sb[d];
+    }
+    kernels::StridedSource src_a(pa + oa, m, k, k, 1, kernel_->mr);
+    kernels::StridedSource src_b(pb + ob, n, k, 1, n, kernel_->nr);
+    kernels::mmm(plan, src_a, src_b, ep, py + i * m * n, n, scratch);
+  }
+  return true;
+}
+
 void MatMulDynamic::eval(EvalContext& ctx, const TensorRefs& inputs) const {
   const Tensor& a = required(inputs, 0, name());
   const Tensor& b = required(inputs, 1, name());
   const size_t r = a.rank();
+  // Operands of different ranks or broadcast batch dims (a constant [d, c] by [n, c, t]):
+  // the products along the broadcast batch, each operand read in place.
+  if (layout_.empty() && a.dtype() == DatumType::F32 && b.dtype() == DatumType::F32 && r >= 2 &&
+      b.rank() >= 2) {
+    bool same = b.rank() == r;
+    for (size_t d = 0; same && d + 2 < r; d++) same = a.dim(d) == b.dim(d);
+    if (!same && eval_broadcast(ctx, inputs)) return;
+  }
   const bool typed = a.dtype() == DatumType::F32 && b.dtype() == DatumType::F32 && r >= 2 &&
                      b.rank() == r && r <= kMaxLayoutRank && valid_perm(layout_.a, r) &&
                      valid_perm(layout_.b, r) && valid_perm(layout_.y, r);

@@ -1,8 +1,9 @@
 // MatMulDynamic: an f32 MatMul whose operands are both computed at run time (attention scores,
-// attention-weighted values), specialised by MatMul::codegen when both have rank >= 2 and the
-// same batch dims: each batch's product runs through the packed matrix multiply, packing A and B
-// panels on the fly, MatMul's bias (if any) in the epilogue. Other shapes (broadcast batches) run
-// the reference MatMul.
+// attention-weighted values) or whose right operand is (a constant left one: an einsum's weights
+// by [n, c, t] activations), specialised by MatMul::codegen when both have rank >= 2: each
+// batch's product runs through the packed matrix multiply, packing A and B panels on the fly,
+// MatMul's bias (if any) in the epilogue; batch dims broadcast (ranks may differ, dims of 1
+// repeat) without a layout.
 //
 // A layout (set by the fold-transpose-matmul pass) reads transposed operands and writes a
 // transposed result without moving data: with perms a, b, y the op computes
@@ -40,6 +41,9 @@ class MatMulDynamic : public Op {
  private:
   void eval_plain(EvalContext& ctx, const TensorRefs& inputs) const;
   void eval_layout(EvalContext& ctx, const TensorRefs& inputs) const;
+  // Without a layout, operands whose batch dims broadcast (ranks may differ): false when the
+  // shapes do not fit (the reference op then says why).
+  bool eval_broadcast(EvalContext& ctx, const TensorRefs& inputs) const;
 
   std::shared_ptr<const MatMul> reference_;
   const kernels::MicroKernel* kernel_;

@@ -461,13 +461,33 @@ TEST(OpsMatMulPacked, MatMulShapes) {
   std::vector<Fact> batched = {Fact(DatumType::F32, Shape{2, 3}),
                                Fact::constant(Tensor(DatumType::F32, {2, 3, 4}))};
   EXPECT_EQ(mm.codegen(fact_refs(batched)), nullptr);
+  // A constant B of leading dims 1 (as NNEF archives store a weight: one rank for both operands)
+  // packs as its matrix when A has at least its rank; a lower-rank A would change the output's
+  // rank: no codegen.
+  Tensor w3 = random_tensor(rng, {1, 33, 20}), x3 = random_tensor(rng, {2, 7, 33});
+  std::vector<Fact> nnef_style = {Fact(DatumType::F32, x3.shape()), Fact::constant(w3)};
+  OpPtr packed = mm.codegen(fact_refs(nnef_style));
+  ASSERT_NE(packed, nullptr);
+  EXPECT_EQ(packed->name(), "MatMulPacked");
+  expect_tensors_close(run_op(*packed, {x3, w3})[0], run_op(mm, {x3, w3})[0]);
+  std::vector<Fact> lower_a = {Fact(DatumType::F32, Shape{7, 33}), Fact::constant(w3)};
+  EXPECT_EQ(mm.codegen(fact_refs(lower_a)), nullptr);
 }
 
 TEST(OpsMatMulPacked, DynamicOperands) {
   std::mt19937 rng(8);
   ops::MatMul mm;
   for (auto [sa, sb] : std::vector<std::pair<Shape, Shape>>{
-           {{2, 3, 7, 5}, {2, 3, 5, 9}}, {{64, 33}, {33, 70}}, {{2, 7, 5}, {1, 5, 9}}}) {
+           {{2, 3, 7, 5}, {2, 3, 5, 9}},
+           {{64, 33}, {33, 70}},
+           {{2, 7, 5}, {1, 5, 9}},
+           // Broadcast batches, ranks that differ (the einsum "nct,dc->ndt" form: [d, c] by
+           // [n, c, t]), dims of 1 on either side, edges of the tiles.
+           {{6, 3}, {2, 3, 9}},
+           {{1, 7, 5}, {2, 5, 9}},
+           {{4, 1, 7, 5}, {3, 5, 17}},
+           {{2, 3, 13, 5}, {5, 9}},
+           {{2, 1, 7, 33}, {1, 4, 33, 1}}}) {
     Tensor a = random_tensor(rng, sa), b = random_tensor(rng, sb);
     std::vector<Fact> facts = {Fact(DatumType::F32, sa), Fact(DatumType::F32, sb)};
     OpPtr fast = mm.codegen(fact_refs(facts));
@@ -477,6 +497,17 @@ TEST(OpsMatMulPacked, DynamicOperands) {
     auto got = run_op(*fast, {a, b});
     expect_tensors_close(got[0], want[0]);
   }
+  // A constant left operand with a computed right one, and a bias: MatMulDynamic too.
+  Tensor w = random_tensor(rng, {16, 3}), x = random_tensor(rng, {2, 3, 50});
+  Tensor bias = random_tensor(rng, {50});
+  std::vector<Fact> facts = {Fact::constant(w), Fact(DatumType::F32, x.shape()),
+                             Fact::constant(bias)};
+  OpPtr fast = mm.codegen(fact_refs(facts));
+  ASSERT_NE(fast, nullptr);
+  EXPECT_EQ(fast->name(), "MatMulDynamic");
+  expect_tensors_close(run_op(*fast, {w, x, bias})[0], run_op(mm, {w, x, bias})[0]);
+  // Shapes that do not fit are the reference's error.
+  EXPECT_THROW(run_op(*fast, {w, random_tensor(rng, {2, 4, 50}), bias}), Error);
 }
 
 TEST(OpsMatMulPacked, GemmVariants) {
