@@ -257,6 +257,83 @@ void reduce_typed(EvalContext& ctx, ReduceKind kind, const Tensor& in, const Sha
   }
 }
 
+// f32 Sum / Mean / SumSquare / L2 / Max / Min over one run of consecutive axes -- [outer, red,
+// inner] -- in tight loops: rows of `red` contiguous values when inner == 1 (a global average
+// pool written as ReduceMean over H, W; statistics over the last axis), columns summed across
+// `red` rows of `inner` values otherwise (a mean over the channels). Sums in double as the
+// general loop does (only the order differs: far below the f32 result's rounding); Max / Min in
+// f32 (exact in any order). False, nothing written, when a Max / Min meets a NaN (the general
+// loop then decides which NaN) or for other kinds.
+bool reduce_f32_runs(ReduceKind kind, const float* x, int64_t outer, int64_t red, int64_t inner,
+                     float* y) {
+  const bool sums = kind == ReduceKind::Sum || kind == ReduceKind::Mean ||
+                    kind == ReduceKind::SumSquare || kind == ReduceKind::L2;
+  const bool extreme = kind == ReduceKind::Max || kind == ReduceKind::Min;
+  if ((!sums && !extreme) || red <= 0) return false;
+  const bool square = kind == ReduceKind::SumSquare || kind == ReduceKind::L2;
+  auto finish = [&](double s) {
+    if (kind == ReduceKind::Mean) s /= static_cast<double>(red);
+    if (kind == ReduceKind::L2) s = std::sqrt(s);
+    return static_cast<float>(s);
+  };
+  if (inner == 1) {
+    for (int64_t o = 0; o < outer; o++) {
+      const float* r = x + o * red;
+      if (sums) {
+        double a[4] = {0, 0, 0, 0};
+        int64_t i = 0;
+        for (; i + 4 <= red; i += 4)
+          for (int t = 0; t < 4; t++) {
+            const double v = r[i + t];
+            a[t] += square ? v * v : v;
+          }
+        for (; i < red; i++) a[0] += square ? double(r[i]) * r[i] : double(r[i]);
+        y[o] = finish((a[0] + a[1]) + (a[2] + a[3]));
+      } else {
+        float m = r[0];
+        bool nan = false;
+        for (int64_t i = 0; i < red; i++) {
+          const float v = r[i];
+          nan |= v != v;
+          m = kind == ReduceKind::Max ? (v > m ? v : m) : (v < m ? v : m);
+        }
+        if (nan) return false;
+        y[o] = m;
+      }
+    }
+    return true;
+  }
+  std::vector<double> acc(sums ? static_cast<size_t>(inner) : 0);
+  for (int64_t o = 0; o < outer; o++) {
+    const float* block = x + o * red * inner;
+    float* yo = y + o * inner;
+    if (sums) {
+      std::fill(acc.begin(), acc.end(), 0.0);
+      for (int64_t r = 0; r < red; r++) {
+        const float* row = block + r * inner;
+        for (int64_t i = 0; i < inner; i++) {
+          const double v = row[i];
+          acc[static_cast<size_t>(i)] += square ? v * v : v;
+        }
+      }
+      for (int64_t i = 0; i < inner; i++) yo[i] = finish(acc[static_cast<size_t>(i)]);
+    } else {
+      bool nan = false;
+      for (int64_t i = 0; i < inner; i++) yo[i] = block[i];
+      for (int64_t r = 0; r < red; r++) {
+        const float* row = block + r * inner;
+        for (int64_t i = 0; i < inner; i++) {
+          const float v = row[i];
+          nan |= v != v;
+          yo[i] = kind == ReduceKind::Max ? (v > yo[i] ? v : yo[i]) : (v < yo[i] ? v : yo[i]);
+        }
+      }
+      if (nan) return false;
+    }
+  }
+  return true;
+}
+
 }  // namespace
 
 void Reduce::eval(EvalContext& ctx, const TensorRefs& inputs) const {
@@ -317,6 +394,16 @@ void Reduce::eval(EvalContext& ctx, const TensorRefs& inputs) const {
     out_bytes.assign_view(out, 0, DatumType::U8, out.shape());
     reduce_typed<uint8_t>(ctx, kind_, in_bytes, strides, out_bytes);
     return;
+  }
+  // One run of consecutive reduced axes of an f32 input: the tight loops.
+  if (data.dtype() == DatumType::F32 && !axes.empty() && out.numel() > 0 &&
+      axes.back() - axes.front() + 1 == static_cast<int64_t>(axes.size())) {
+    int64_t outer = 1, red = 1, inner = 1;
+    for (size_t d = 0; d < rank; d++) {
+      const auto a = static_cast<int64_t>(d);
+      (a < axes.front() ? outer : a > axes.back() ? inner : red) *= data.dim(d);
+    }
+    if (reduce_f32_runs(kind_, data.data<float>(), outer, red, inner, out.data<float>())) return;
   }
   dispatch_numeric(data.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
