@@ -211,6 +211,62 @@ class SileroLikeVad(nn.Module):
         return torch.sigmoid(self.out(F.relu(h.permute(0, 2, 1)))).mean(dim=2)
 
 
+class ConformerBlock(nn.Module):
+    """One Conformer block (speech recognition / keyword spotting encoders): half-step feed-forward
+    with SiLU, multi-head self-attention (einsum scores and sums), a convolution module (pointwise conv, GLU, depthwise 1-D
+    conv of kernel 15, BatchNorm, SiLU, pointwise), another half-step feed-forward, LayerNorms."""
+
+    def __init__(self, d=144, heads=4, k=15):
+        super().__init__()
+        self.ff1 = nn.Sequential(nn.LayerNorm(d), nn.Linear(d, 4 * d), nn.SiLU(), nn.Linear(4 * d, d))
+        self.ln_att = nn.LayerNorm(d)
+        self.heads = heads
+        self.qkv = nn.Linear(d, 3 * d)
+        self.att_out = nn.Linear(d, d)
+        self.ln_conv = nn.LayerNorm(d)
+        self.pw1 = nn.Conv1d(d, 2 * d, 1)
+        self.dw = nn.Conv1d(d, d, k, padding=k // 2, groups=d)
+        self.bn = nn.BatchNorm1d(d)
+        self.pw2 = nn.Conv1d(d, d, 1)
+        self.ff2 = nn.Sequential(nn.LayerNorm(d), nn.Linear(d, 4 * d), nn.SiLU(), nn.Linear(4 * d, d))
+        self.ln_out = nn.LayerNorm(d)
+
+    def attention(self, h):  # written out with einsum, as ESPnet-style code does
+        n, t, d = h.shape
+        q, k, v = self.qkv(h).reshape(n, t, 3, self.heads, d // self.heads).unbind(2)
+        s = torch.einsum("bqhd,bkhd->bhqk", q, k) / (d // self.heads) ** 0.5
+        o = torch.einsum("bhqk,bkhd->bqhd", s.softmax(dim=-1), v)
+        return self.att_out(o.reshape(n, t, d))
+
+    def forward(self, x):  # N, T, d
+        x = x + 0.5 * self.ff1(x)
+        x = x + self.attention(self.ln_att(x))
+        c = self.ln_conv(x).transpose(1, 2)
+        c = F.glu(self.pw1(c), dim=1)
+        c = self.pw2(F.silu(self.bn(self.dw(c))))
+        x = x + c.transpose(1, 2)
+        x = x + 0.5 * self.ff2(x)
+        return self.ln_out(x)
+
+
+class ConformerKws(nn.Module):
+    """A small Conformer encoder over 80 log-mel bands (4x subsampling by two strided 2-D convs,
+    as in ESPnet / WeNet), two blocks, mean over time, a keyword classifier."""
+
+    def __init__(self, d=144):
+        super().__init__()
+        self.sub = nn.Sequential(nn.Conv2d(1, d, 3, 2), nn.ReLU(), nn.Conv2d(d, d, 3, 2), nn.ReLU())
+        self.proj = nn.Linear(d * 19, d)
+        self.blocks = nn.Sequential(ConformerBlock(d), ConformerBlock(d))
+        self.cls = nn.Linear(d, 12)
+
+    def forward(self, x):  # N, T frames, 80 bands
+        h = self.sub(x.unsqueeze(1))  # N, d, T', 19
+        n, c, t, f = h.shape
+        h = self.proj(h.permute(0, 2, 1, 3).reshape(n, t, c * f))
+        return self.cls(self.blocks(h).mean(dim=1))
+
+
 def conv_bn_act(cin, cout, k, s, act):
     return nn.Sequential(nn.Conv2d(cin, cout, k, s, k // 2, bias=False), nn.BatchNorm2d(cout), act())
 
@@ -295,6 +351,14 @@ CORPUS = {
     "wakeword_embed": (WakeWordEmbed, [(1, 1, 64, 32)]),
     "silero_like_vad": (SileroLikeVad, [(1, 512)]),
     "csp_mish_det": (CspMishDet, [(1, 3, 256, 256)]),
+    "conformer_kws": (ConformerKws, [(1, 101, 80)]),
+    # Held-out cousins first measured 2026-11-29 (other torchvision families).
+    "mnasnet0_5": (tv("mnasnet0_5"), [(1, 3, 224, 224)]),
+    "mobilenet_v3_large": (tv("mobilenet_v3_large"), [(1, 3, 224, 224)]),
+    "regnet_y_400mf": (tv("regnet_y_400mf"), [(1, 3, 224, 224)]),
+    "googlenet": (tv("googlenet", aux_logits=False, init_weights=True), [(1, 3, 224, 224)]),
+    "densenet121": (tv("densenet121"), [(1, 3, 224, 224)]),
+    "convnext_tiny": (tv("convnext_tiny"), [(1, 3, 224, 224)]),
 }
 
 
