@@ -27,13 +27,12 @@ bool contains(const std::vector<int>& labels, int l) {
   return position(labels, l) < labels.size();
 }
 
-// The product of dims, or nullopt when one is not a known integer.
+// The product of dims, or nullopt when one is not a known integer or it overflows.
 std::optional<int64_t> product(const std::vector<Dim>& dims) {
   int64_t p = 1;
   for (const Dim& d : dims) {
     auto v = d.as_int();
-    if (!v) return std::nullopt;
-    p *= *v;
+    if (!v || __builtin_mul_overflow(p, *v, &p)) return std::nullopt;  // (hostile dims: decline)
   }
   return p;
 }

@@ -8,7 +8,7 @@ namespace kiln::ops {
 
 namespace {
 
-using Dims = std::array<int64_t, MatMulDynamic::kMaxLayoutRank>;
+using Dims = MatMulDynamic::Dims;
 
 std::string perm_string(const std::vector<size_t>& perm) {
   std::string s = "[";
@@ -130,6 +130,21 @@ bool MatMulDynamic::eval_broadcast(EvalContext& ctx, const TensorRefs& inputs) c
   out.push_back(n);
   Tensor& y = ctx.output(0, DatumType::F32, out);
   if (y.numel() == 0) return true;
+  Dims sy{};
+  int64_t s = 1;
+  for (size_t d = r; d-- > 0;) {
+    sy[d] = s;
+    s *= out[d];
+  }
+  sa[r - 2] = k, sa[r - 1] = 1;
+  sb[r - 2] = n, sb[r - 1] = 1;
+  products(ctx, inputs, r, batch, sa, sb, sy, m, n, k, y.data<float>());
+  return true;
+}
+
+void MatMulDynamic::products(EvalContext& ctx, const TensorRefs& inputs, size_t r,
+                             const Dims& batch, const Dims& sa, const Dims& sb, const Dims& sy,
+                             int64_t m, int64_t n, int64_t k, float* py) const {
   kernels::Epilogue ep;
   if (inputs.size() > 2 && inputs[2]) {  // MatMul's bias: one value per column
     const Tensor& bias = *inputs[2];
@@ -139,24 +154,25 @@ bool MatMulDynamic::eval_broadcast(EvalContext& ctx, const TensorRefs& inputs) c
   }
   int64_t batches = 1;
   for (size_t d = 0; d + 2 < r; d++) batches *= batch[d];
-  const float* pa = a.data<float>();
-  const float* pb = b.data<float>();
-  float* py = y.data<float>();
+  const float* pa = inputs[0]->data<float>();
+  const float* pb = inputs[1]->data<float>();
+  // Product after product, each splitting its tiles over the threads, with one plan (the same
+  // shape every time) and the session's scratch.
   const kernels::MmmPlan plan = kernels::plan_mmm(*kernel_, m, n, k, false, false);
   float* scratch = ctx.scratch<float>(plan.scratch_floats);
   for (int64_t i = 0; i < batches; i++) {
-    int64_t oa = 0, ob = 0, rem = i;
+    int64_t oa = 0, ob = 0, oy = 0, rem = i;
     for (size_t d = r - 2; d-- > 0;) {
       const int64_t idx = rem % batch[d];
       rem /= batch[d];
       oa += idx * sa[d];
       ob += idx * sb[d];
+      oy += idx * sy[d];
     }
-    kernels::StridedSource src_a(pa + oa, m, k, k, 1, kernel_->mr);
-    kernels::StridedSource src_b(pb + ob, n, k, 1, n, kernel_->nr);
-    kernels::mmm(plan, src_a, src_b, ep, py + i * m * n, n, scratch);
+    kernels::StridedSource src_a(pa + oa, m, k, sa[r - 2], sa[r - 1], kernel_->mr);
+    kernels::StridedSource src_b(pb + ob, n, k, sb[r - 1], sb[r - 2], kernel_->nr);
+    kernels::mmm(plan, src_a, src_b, ep, py + oy, sy[r - 2], scratch);
   }
-  return true;
 }
 
 void MatMulDynamic::eval(EvalContext& ctx, const TensorRefs& inputs) const {
@@ -207,35 +223,7 @@ void MatMulDynamic::eval(EvalContext& ctx, const TensorRefs& inputs) const {
     sy[layout_.y.empty() ? d : layout_.y[d]] = s;
     s *= out[d];
   }
-  kernels::Epilogue ep;
-  if (inputs.size() > 2 && inputs[2]) {  // MatMul's bias: one value per column
-    const Tensor& bias = *inputs[2];
-    KILN_ENSURE(bias.dtype() == DatumType::F32 && bias.numel() == n,
-                "MatMul: bias [{}] does not match {} columns", shape_to_string(bias.shape()), n);
-    ep.col_bias = bias.data<float>();
-  }
-  int64_t batches = 1;
-  for (size_t d = 0; d + 2 < r; d++) batches *= da[d];
-  const float* pa = a.data<float>();
-  const float* pb = b.data<float>();
-  float* py = y.data<float>();
-  // Product after product, each splitting its tiles over the threads, with one plan (the same
-  // shape every time) and the session's scratch.
-  const kernels::MmmPlan plan = kernels::plan_mmm(*kernel_, m, n, k, false, false);
-  float* scratch = ctx.scratch<float>(plan.scratch_floats);
-  for (int64_t i = 0; i < batches; i++) {
-    int64_t oa = 0, ob = 0, oy = 0, rem = i;
-    for (size_t d = r - 2; d-- > 0;) {
-      int64_t idx = rem % da[d];
-      rem /= da[d];
-      oa += idx * sa[d];
-      ob += idx * sb[d];
-      oy += idx * sy[d];
-    }
-    kernels::StridedSource src_a(pa + oa, m, k, sa[r - 2], sa[r - 1], kernel_->mr);
-    kernels::StridedSource src_b(pb + ob, n, k, sb[r - 1], sb[r - 2], kernel_->nr);
-    kernels::mmm(plan, src_a, src_b, ep, py + oy, sy[r - 2], scratch);
-  }
+  products(ctx, inputs, r, da, sa, sb, sy, m, n, k, y.data<float>());
 }
 
 }  // namespace kiln::ops

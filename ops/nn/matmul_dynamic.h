@@ -12,6 +12,8 @@
 // last, so output columns stay contiguous). Heads of attention are the typical batch dims.
 #pragma once
 
+#include <array>
+
 #include <memory>
 
 #include "kernels/mmm/mmm.h"
@@ -28,6 +30,7 @@ class MatMulDynamic : public Op {
   };
   // The largest rank a layout may have.
   static constexpr size_t kMaxLayoutRank = 8;
+  using Dims = std::array<int64_t, kMaxLayoutRank>;
 
   explicit MatMulDynamic(std::shared_ptr<const MatMul> reference, Layout layout = {});
   std::string name() const override { return "MatMulDynamic"; }
@@ -44,6 +47,12 @@ class MatMulDynamic : public Op {
   // Without a layout, operands whose batch dims broadcast (ranks may differ): false when the
   // shapes do not fit (the reference op then says why).
   bool eval_broadcast(EvalContext& ctx, const TensorRefs& inputs) const;
+  // The products of both paths: batch dims [0, r - 2) with the element strides of A, B and the
+  // output along each (0: broadcast); at r - 2 and r - 1 A's row and depth strides, B's depth
+  // and column strides, the output's row stride; the bias (input 2) in the epilogue.
+  void products(EvalContext& ctx, const TensorRefs& inputs, size_t r, const Dims& batch,
+                const Dims& sa, const Dims& sb, const Dims& sy, int64_t m, int64_t n, int64_t k,
+                float* py) const;
 
   std::shared_ptr<const MatMul> reference_;
   const kernels::MicroKernel* kernel_;

@@ -137,29 +137,28 @@ template <int R, int V>
   q_edge_x86<QLanes256, 6, V>(acc, t, rows, cols);
 }
 
-void tile(int64_t kg, const int32_t* a, const int32_t* b, const QTileArgs& t, int rows, int cols) {
-  if (cols <= 8) {
-    switch (rows) {
-      case 1:
-        return partial<1, 1>(kg, a, b, t, rows, cols);
-      case 2:
-        return partial<2, 1>(kg, a, b, t, rows, cols);
-      case 3:
-        return partial<3, 1>(kg, a, b, t, rows, cols);
-      default:
-        return partial<6, 1>(kg, a, b, t, rows, cols);
-    }
-  }
+// Tiles of 1-3 rows through partial<rows, V>; false for more rows.
+template <int V>
+bool few_rows(int64_t kg, const int32_t* a, const int32_t* b, const QTileArgs& t, int rows,
+              int cols) {
   switch (rows) {
     case 1:
-      return partial<1, 2>(kg, a, b, t, rows, cols);
+      return partial<1, V>(kg, a, b, t, rows, cols), true;
     case 2:
-      return partial<2, 2>(kg, a, b, t, rows, cols);
+      return partial<2, V>(kg, a, b, t, rows, cols), true;
     case 3:
-      return partial<3, 2>(kg, a, b, t, rows, cols);
+      return partial<3, V>(kg, a, b, t, rows, cols), true;
     default:
-      break;
+      return false;
   }
+}
+
+void tile(int64_t kg, const int32_t* a, const int32_t* b, const QTileArgs& t, int rows, int cols) {
+  if (cols <= 8) {
+    if (!few_rows<1>(kg, a, b, t, rows, cols)) partial<6, 1>(kg, a, b, t, rows, cols);
+    return;
+  }
+  if (few_rows<2>(kg, a, b, t, rows, cols)) return;
   with_sums_6x16(kg, a, b, [&](__m256i(&acc)[6][2]) {
     if (rows == 6 && cols == 16) {
       q_epilogue<QLanes256, 6, 2>(acc, t);
