@@ -8,6 +8,7 @@
 #include <numeric>
 #include <random>
 
+#include "base/threading.h"
 #include "kernels/copy/strided_copy.h"
 
 namespace kiln {
@@ -63,6 +64,47 @@ TEST(KernelsStridedCopy, TransposesMatchNaiveGather) {
       ASSERT_TRUE(std::equal(want.begin(), want.end(), got.begin()))
           << "elem " << elem << " trial " << trial;
       ASSERT_EQ(got.back(), 0xAB) << "wrote past the end";
+    }
+  }
+}
+
+// Transposes large enough to split across threads (ConvNeXt's NCHW <-> NHWC permutes, a batch of
+// transposed matrices with odd sides), 4-byte elements (the 4 x 4 vector blocks) and 1-byte ones,
+// at 1 and 2 threads.
+TEST(KernelsStridedCopy, LargeTransposesAtAnyThreadCount) {
+  struct Case {
+    std::vector<int64_t> in_shape;
+    std::vector<size_t> perm;
+  };
+  const Case cases[] = {{{1, 96, 56, 56}, {0, 2, 3, 1}},
+                        {{1, 56, 56, 96}, {0, 3, 1, 2}},
+                        {{3, 301, 77}, {0, 2, 1}},
+                        {{2, 5, 130, 67}, {1, 3, 0, 2}}};
+  std::mt19937 rng(5);
+  for (size_t elem : {4u, 1u}) {
+    for (const Case& c : cases) {
+      std::vector<int64_t> in_strides(c.in_shape.size(), 1);
+      for (size_t a = c.in_shape.size() - 1; a-- > 0;)
+        in_strides[a] = in_strides[a + 1] * c.in_shape[a + 1];
+      std::vector<int64_t> shape, strides;
+      for (size_t a : c.perm) {
+        shape.push_back(c.in_shape[a]);
+        strides.push_back(in_strides[a]);
+      }
+      int64_t total = 1;
+      for (int64_t d : c.in_shape) total *= d;
+      std::vector<unsigned char> src(static_cast<size_t>(total) * elem);
+      for (auto& b : src) b = static_cast<unsigned char>(rng());
+      const auto want = naive(src.data(), elem, shape, strides);
+      for (int threads : {1, 2}) {
+        set_num_threads(threads);
+        std::vector<unsigned char> got(want.size() + 1, 0xAB);
+        kernels::strided_copy(src.data(), got.data(), elem, shape, strides);
+        EXPECT_TRUE(std::equal(want.begin(), want.end(), got.begin()))
+            << "elem " << elem << " threads " << threads << " shape " << shape[0];
+        EXPECT_EQ(got.back(), 0xAB) << "wrote past the end";
+      }
+      set_num_threads(0);
     }
   }
 }
