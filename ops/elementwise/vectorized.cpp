@@ -98,14 +98,17 @@ bool binary_f32(EvalContext& ctx, int op, const Tensor& a, const Tensor& b) {
       Tensor& y = ctx.output(0, DatumType::F32, out);
       float* yd = y.data<float>();
       const int64_t inner = n / outer;
-      for (int64_t r = 0; r < outer; r++) {
-        const float* x = big + r * inner;
-        if (a_full) {
-          vm.binary(op, 1, x, other + r, yd + r * inner, inner);
-        } else {
-          vm.binary(op, 2, other + r, x, yd + r * inner, inner);
+      // A value per row (a per-channel scale on NCHW): rows split across threads when large.
+      parallel_for_work(outer, inner, [&](int64_t begin, int64_t end) {
+        for (int64_t r = begin; r < end; r++) {
+          const float* x = big + r * inner;
+          if (a_full) {
+            vm.binary(op, 1, x, other + r, yd + r * inner, inner);
+          } else {
+            vm.binary(op, 2, other + r, x, yd + r * inner, inner);
+          }
         }
-      }
+      });
       return true;
     }
   }

@@ -1,8 +1,10 @@
 // Reshape, Flatten, Transpose, Concat, Slice, Squeeze/Unsqueeze, Expand, Tile: values by hand.
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <random>
 
+#include "base/threading.h"
 #include "ops/shape/concat.h"
 #include "ops/shape/expand.h"
 #include "ops/shape/flatten.h"
@@ -75,6 +77,59 @@ TEST(ShapeConcat, AxesAndSymbolic) {
   // Empty inputs contribute nothing.
   auto e = eval_op(ops::Concat(0), {iota({0, 2}), iota({1, 2})});
   EXPECT_EQ(values(e[0]), (V{0, 1}));
+}
+
+// Large concats split their copies across threads: every axis, inputs of different sizes (a
+// DenseNet concat of 64 + 5 x 32 channels, two images), 1-byte and 4-byte elements, at 1 and 2
+// threads, against an index-by-index expectation.
+TEST(ShapeConcat, LargeConcatsAtAnyThreadCount) {
+  const int64_t ch[] = {64, 32, 32, 32, 32, 32};
+  for (int threads : {1, 2}) {
+    set_num_threads(threads);
+    for (size_t axis = 0; axis < 4; axis++) {
+      std::vector<Tensor> ins;
+      int64_t total = 0;
+      for (size_t i = 0; i < std::size(ch); i++) {
+        Shape sh = {2, 16, 28, 28};
+        sh[axis] = axis == 1 ? ch[i] : 3 + static_cast<int64_t>(i);
+        Tensor t = iota(sh);
+        float* p = t.data<float>();
+        for (int64_t k = 0; k < t.numel(); k++) p[k] += 1000.0f * static_cast<float>(i);
+        total += sh[axis];
+        ins.push_back(t);
+      }
+      auto out = eval_op(ops::Concat(static_cast<int64_t>(axis)), ins);
+      Shape want = ins[0].shape();
+      want[axis] = total;
+      ASSERT_EQ(out[0].shape(), want);
+      // Output index -> (input, index within it).
+      const float* y = out[0].data<float>();
+      std::vector<int64_t> idx(4, 0);
+      bool ok = true;
+      for (int64_t k = 0; k < out[0].numel() && ok; k++) {
+        int64_t a = idx[axis], input = 0;
+        while (a >= ins[static_cast<size_t>(input)].dim(axis))
+          a -= ins[static_cast<size_t>(input++)].dim(axis);
+        const Tensor& t = ins[static_cast<size_t>(input)];
+        int64_t off = 0;
+        for (size_t d = 0; d < 4; d++) off = off * t.dim(d) + (d == axis ? a : idx[d]);
+        ok = y[k] == t.data<float>()[off];
+        for (size_t d = 4; d-- > 0;) {
+          if (++idx[d] < want[d]) break;
+          idx[d] = 0;
+        }
+      }
+      EXPECT_TRUE(ok) << "axis " << axis << " threads " << threads;
+      auto bytes = eval_op(ops::Concat(static_cast<int64_t>(axis)),
+                           {ins[0].cast_to(DatumType::U8), ins[1].cast_to(DatumType::U8)});
+      auto floats = eval_op(ops::Concat(static_cast<int64_t>(axis)), {ins[0], ins[1]});
+      ASSERT_EQ(bytes[0].shape(), floats[0].shape());
+      const auto* b = bytes[0].data<uint8_t>();
+      const Tensor f8 = floats[0].cast_to(DatumType::U8);
+      EXPECT_EQ(std::memcmp(b, f8.data<uint8_t>(), static_cast<size_t>(f8.numel())), 0);
+    }
+  }
+  set_num_threads(0);
 }
 
 TEST(ShapeSlice, NegativeStepsAndClamping) {
