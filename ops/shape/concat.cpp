@@ -82,6 +82,7 @@ void Concat::eval(EvalContext& ctx, const TensorRefs& inputs) const {
         for (int64_t j = 0; j < i; j++) offset += inputs[static_cast<size_t>(j)]->dim(axis) * inner;
         const Tensor& in = *inputs[static_cast<size_t>(i)];
         const int64_t chunk = in.dim(axis) * inner;
+        if (chunk == 0) continue;  // (an empty input may have no storage at all)
         std::memcpy(dst + static_cast<size_t>(o * row + offset) * elem,
                     static_cast<const char*>(in.raw_data()) + static_cast<size_t>(o * chunk) * elem,
                     static_cast<size_t>(chunk) * elem);
