@@ -5,6 +5,7 @@
 #include "core/patch.h"
 #include "ops/elementwise/binary.h"
 #include "ops/elementwise/variadic.h"
+#include "passes/graph_util.h"
 
 namespace kiln::passes {
 
@@ -13,7 +14,7 @@ size_t SplitVariadic::run(Graph& graph) {
   const size_t count = graph.size();
   for (size_t i = 0; i < count; i++) {
     const Node& n = graph.node(static_cast<int>(i));
-    const auto* op = dynamic_cast<const ops::Variadic*>(n.op.get());
+    const auto* op = op_as<ops::Variadic>(n);
     if (!op || n.inputs.size() < 2 || graph.fact({n.id, 0}).dt != DatumType::F32) continue;
     bool present = true;
     for (const Outlet& in : n.inputs) present = present && in.present();

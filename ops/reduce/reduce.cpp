@@ -263,9 +263,10 @@ void reduce_typed(EvalContext& ctx, ReduceKind kind, const Tensor& in, const Sha
 // `red` rows of `inner` values otherwise (a mean over the channels). Sums in double as the
 // general loop does (only the order differs: far below the f32 result's rounding); Max / Min in
 // f32 (exact in any order). False, nothing written, when a Max / Min meets a NaN (the general
-// loop then decides which NaN) or for other kinds.
+// loop then decides which NaN) or for other kinds. `acc`: `inner` doubles of scratch (the
+// column sums).
 bool reduce_f32_runs(ReduceKind kind, const float* x, int64_t outer, int64_t red, int64_t inner,
-                     float* y) {
+                     float* y, double* acc) {
   const bool sums = kind == ReduceKind::Sum || kind == ReduceKind::Mean ||
                     kind == ReduceKind::SumSquare || kind == ReduceKind::L2;
   const bool extreme = kind == ReduceKind::Max || kind == ReduceKind::Min;
@@ -303,20 +304,19 @@ bool reduce_f32_runs(ReduceKind kind, const float* x, int64_t outer, int64_t red
     }
     return true;
   }
-  std::vector<double> acc(sums ? static_cast<size_t>(inner) : 0);
   for (int64_t o = 0; o < outer; o++) {
     const float* block = x + o * red * inner;
     float* yo = y + o * inner;
     if (sums) {
-      std::fill(acc.begin(), acc.end(), 0.0);
+      std::fill(acc, acc + inner, 0.0);
       for (int64_t r = 0; r < red; r++) {
         const float* row = block + r * inner;
         for (int64_t i = 0; i < inner; i++) {
           const double v = row[i];
-          acc[static_cast<size_t>(i)] += square ? v * v : v;
+          acc[i] += square ? v * v : v;
         }
       }
-      for (int64_t i = 0; i < inner; i++) yo[i] = finish(acc[static_cast<size_t>(i)]);
+      for (int64_t i = 0; i < inner; i++) yo[i] = finish(acc[i]);
     } else {
       bool nan = false;
       for (int64_t i = 0; i < inner; i++) yo[i] = block[i];
@@ -403,7 +403,9 @@ void Reduce::eval(EvalContext& ctx, const TensorRefs& inputs) const {
       const auto a = static_cast<int64_t>(d);
       (a < axes.front() ? outer : a > axes.back() ? inner : red) *= data.dim(d);
     }
-    if (reduce_f32_runs(kind_, data.data<float>(), outer, red, inner, out.data<float>())) return;
+    if (reduce_f32_runs(kind_, data.data<float>(), outer, red, inner, out.data<float>(),
+                        ctx.scratch<double>(static_cast<size_t>(inner))))
+      return;
   }
   dispatch_numeric(data.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;

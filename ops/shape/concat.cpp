@@ -74,16 +74,20 @@ void Concat::eval(EvalContext& ctx, const TensorRefs& inputs) const {
     const size_t elem = size_of(first.dtype());
     const int64_t row = shape[axis] * inner;
     const int64_t n_in = static_cast<int64_t>(inputs.size());
+    // Each input's place in an output row (the session's scratch: no allocation per run).
+    int64_t* offsets = ctx.scratch<int64_t>(inputs.size());
+    for (int64_t i = 0, at = 0; i < n_in; i++) {
+      offsets[i] = at;
+      at += inputs[static_cast<size_t>(i)]->dim(axis) * inner;
+    }
     char* dst = static_cast<char*>(out.raw_data());
     parallel_for_work(n_in * outer, row / n_in + 1, [&](int64_t begin, int64_t end) {
       for (int64_t t = begin; t < end; t++) {
         const int64_t i = t % n_in, o = t / n_in;
-        int64_t offset = 0;  // this input's place in an output row
-        for (int64_t j = 0; j < i; j++) offset += inputs[static_cast<size_t>(j)]->dim(axis) * inner;
         const Tensor& in = *inputs[static_cast<size_t>(i)];
         const int64_t chunk = in.dim(axis) * inner;
         if (chunk == 0) continue;  // (an empty input may have no storage at all)
-        std::memcpy(dst + static_cast<size_t>(o * row + offset) * elem,
+        std::memcpy(dst + static_cast<size_t>(o * row + offsets[i]) * elem,
                     static_cast<const char*>(in.raw_data()) + static_cast<size_t>(o * chunk) * elem,
                     static_cast<size_t>(chunk) * elem);
       }
